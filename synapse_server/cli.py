@@ -1,0 +1,48 @@
+"""The ``synapse`` command line: a thin layer over the same functions the tool calls.
+
+Each subcommand lives in ``synapse_server/commands/<name>.py`` and exposes
+``register(subparsers)``; this module only wires them and maps typed errors to
+exit codes (0 success, 2 invalid input, 1 operational failure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from synapse_server import __version__
+from synapse_server.errors import SynapseError
+
+COMMANDS = ("init", "lint")
+"""Subcommand modules, in help order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="synapse", description="Grounded answers from a project's own evidence.")
+    parser.add_argument("--version", action="version", version=f"synapse {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"synapse_server.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except SynapseError as exc:
+        payload = {"error": {"kind": exc.kind, "message": exc.message}}
+        sys.stderr.write(json.dumps(payload) + "\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,178 @@
+"""The workspace and its ``.synapse/config.yaml``.
+
+A missing config means the defaults below; an invalid one is a
+:class:`ConfigError` naming the key and the file, never a silent default.
+Every configured path resolves inside the workspace, except federated
+zettelkasten roots, which resolve exactly where configured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from synapse_server.errors import ConfigError, WorkspaceError
+
+CONFIG_RELPATH = Path(".synapse") / "config.yaml"
+_MARKERS = (".synapse", ".memory", ".zettelkasten")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class CodeConfig(_Strict):
+    name: str | None = Field(None, description="Repository name used in repo: addresses (default: the workspace folder name).")
+    path: str = Field(".", description="The git repository, relative to the workspace.")
+
+
+class NavigateConfig(_Strict):
+    timeout_s: float = Field(120.0, gt=0, le=3600)
+    max_nodes: int = Field(40, ge=1, le=10_000)
+    hops: int = Field(1, ge=0, le=8)
+    token_budget: int = Field(24_000, ge=256, le=2_000_000)
+    render_max_body_chars: int = Field(1200, ge=0, le=1_000_000)
+
+    @field_validator("timeout_s", mode="before")
+    @classmethod
+    def _int_is_a_float(cls, value: Any) -> Any:
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class Config(_Strict):
+    projects: list[str] | None = Field(None, description="Intersecting zettelkasten projects; None = every local project.")
+    memory: str = ".memory"
+    zettelkasten: str = ".zettelkasten"
+    federation: dict[str, str] = Field(default_factory=dict)
+    code: CodeConfig = CodeConfig()
+    runs: str = "runs"
+    cache: str = ".angelo"
+    model: str = "extractive"
+    write_free: bool = False
+    navigate: NavigateConfig = NavigateConfig()
+
+    @field_validator("federation")
+    @classmethod
+    def _aliases_have_no_dot(cls, value: dict[str, str]) -> dict[str, str]:
+        for alias in value:
+            if not alias or "." in alias or ":" in alias or any(c.isspace() for c in alias):
+                raise ValueError(f"federation alias {alias!r} must be a plain name (no dot, colon or space)")
+        return value
+
+    @field_validator("projects")
+    @classmethod
+    def _projects_are_plain(cls, value: list[str] | None) -> list[str] | None:
+        for name in value or []:
+            if not name or ":" in name or any(c.isspace() for c in name):
+                raise ValueError(f"project name {name!r} is not a valid address segment")
+        return value
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A resolved workspace: the root, its config, and every store path made absolute."""
+
+    root: Path
+    config: Config
+    config_path: Path | None
+
+    @property
+    def memory_dir(self) -> Path:
+        return self._inside(self.config.memory, "memory")
+
+    @property
+    def zettelkasten_dir(self) -> Path:
+        return self._inside(self.config.zettelkasten, "zettelkasten")
+
+    @property
+    def runs_dir(self) -> Path:
+        return self._inside(self.config.runs, "runs")
+
+    @property
+    def cache_dir(self) -> Path:
+        return self._inside(self.config.cache, "cache")
+
+    @property
+    def code_dir(self) -> Path:
+        return self._inside(self.config.code.path, "code.path")
+
+    @property
+    def code_name(self) -> str:
+        name = self.config.code.name or self.root.name or "repo"
+        return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
+
+    @property
+    def federation_dirs(self) -> dict[str, Path]:
+        """Federated roots resolve exactly where configured (relative to the workspace if relative)."""
+        return {alias: (self.root / raw).resolve() for alias, raw in sorted(self.config.federation.items())}
+
+    def local_projects(self) -> list[str]:
+        base = self.zettelkasten_dir
+        if not base.is_dir():
+            return []
+        return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith(".") and "." not in p.name)
+
+    def scoped_projects(self, requested: list[str] | None = None) -> list[str]:
+        """``None`` = the config scope; ``[]`` = memory only; an explicit list is used as given."""
+        if requested is not None:
+            return list(requested)
+        if self.config.projects is not None:
+            return list(self.config.projects)
+        return self.local_projects()
+
+    def _inside(self, raw: str, key: str) -> Path:
+        path = (self.root / raw).resolve()
+        if path != self.root and self.root not in path.parents:
+            where = self.config_path or CONFIG_RELPATH
+            raise ConfigError(f"{where}: {key} {raw!r} resolves outside the workspace", key=key, file=str(where))
+        return path
+
+
+def find_workspace(start: Path) -> Path:
+    """The nearest directory at or above ``start`` holding a Synapse marker (or a git repo)."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if any((candidate / m).exists() for m in _MARKERS):
+            return candidate
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return start
+
+
+def load_workspace(root: Path) -> Workspace:
+    """Resolve ``root`` and load its config (defaults when absent)."""
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise WorkspaceError(f"workspace root {root.name or root} is not a directory", root=str(root))
+    path = root / CONFIG_RELPATH
+    if not path.exists():
+        return Workspace(root, Config(), None)
+    return Workspace(root, parse_config(path), path)
+
+
+def parse_config(path: Path) -> Config:
+    rel = CONFIG_RELPATH
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{rel}: not UTF-8 text", file=str(rel)) from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise ConfigError(f"{rel}:{line}: invalid YAML: {getattr(exc, 'problem', exc)}", file=str(rel), line=line) from exc
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{rel}: the top level must be a mapping, not {type(raw).__name__}", file=str(rel))
+    try:
+        return Config.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise ConfigError(f"{rel}: {key}: {message}", key=key, file=str(rel)) from exc

@@ -1,0 +1,58 @@
+"""The typed failures of Synapse, one class per failure class.
+
+They are raised by the library and mapped to public JSON (and CLI exit codes)
+in exactly one place each: the dispatcher for the MCP tool, ``cli.py`` for the
+command line. ``kind`` is the stable public name of the class.
+"""
+
+from __future__ import annotations
+
+
+class SynapseError(Exception):
+    """Base of every expected failure; ``kind`` names it publicly."""
+
+    kind = "error"
+    exit_code = 1
+
+    def __init__(self, message: str, **detail: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+
+class InvalidInput(SynapseError):
+    """A caller-supplied value is of the wrong type or outside its domain."""
+
+    kind = "invalid_input"
+    exit_code = 2
+
+
+class ConfigError(InvalidInput):
+    """``.synapse/config.yaml`` is unreadable or invalid; names the key and file."""
+
+    kind = "config_error"
+
+
+class WorkspaceError(InvalidInput):
+    """No usable workspace at the given root."""
+
+    kind = "workspace_error"
+
+
+class PathOutsideWorkspace(InvalidInput):
+    """A path or id would read outside the workspace (traversal, escaping symlink)."""
+
+    kind = "path_outside_workspace"
+
+
+class NotFound(InvalidInput):
+    """An id or address that resolves to nothing."""
+
+    kind = "not_found"
+
+
+class WriteRefused(SynapseError):
+    """A write was asked of a write-free server."""
+
+    kind = "write_refused"
+    exit_code = 2
