@@ -1,0 +1,33 @@
+"""PyPI has unrelated packages named ``memdsl`` and ``adapters``: ours must win."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_memdsl_and_adapters_resolve_inside_this_repository() -> None:
+    import adapters
+    import memdsl
+    import synapse_server
+
+    for module in (memdsl, adapters, synapse_server):
+        assert module.__file__ is not None
+        assert Path(module.__file__).resolve().is_relative_to(REPO), module.__file__
+
+
+def test_memdsl_exposes_the_facade() -> None:
+    import memdsl
+
+    for name in ("parse_address", "format_address", "parse_render", "parse_response", "parse_output", "serialize"):
+        assert callable(getattr(memdsl, name)), name
+    assert issubclass(memdsl.MemDSLParseError, ValueError)
+
+
+def test_the_protocol_package_imports_no_io_or_model_libraries() -> None:
+    code = "import sys, memdsl; bad = {'git', 'torch', 'sqlite3', 'sentence_transformers', 'yaml'} & set(sys.modules); print(sorted(bad))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"
