@@ -1,0 +1,145 @@
+"""Model spec strings: where they come from, what they mean, and the model each one builds.
+
+A spec is ``PROVIDER`` or ``PROVIDER:ARGUMENT``, split at the first colon only,
+so arguments keep their own colons (``openai:llama3.1:8b``,
+``command:llm -m x``). The same string is accepted from config ``model:``, env
+``SYNAPSE_MODEL`` and CLI ``--model`` so a user writes it one way everywhere.
+Resolution is where a spec meets the environment: keys, base URLs and script
+files are checked then, so a misconfiguration fails before a turn starts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from synapse_server.models.anthropic_api import AnthropicModel
+from synapse_server.models.base import Model, ModelOptions
+from synapse_server.models.command import CommandModel, split_command
+from synapse_server.models.errors import ModelMisconfigured, ModelSpecError
+from synapse_server.models.openai_compat import OpenAIModel
+from synapse_server.models.script import ScriptModel
+
+ENV_VAR = "SYNAPSE_MODEL"
+EXTRACTIVE_MODULE = "synapse_server.models.extractive"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed spec: the provider name and its argument (``None`` for ``extractive``)."""
+
+    provider: str
+    argument: str | None = None
+
+    def __str__(self) -> str:
+        return self.provider if self.argument is None else f"{self.provider}:{self.argument}"
+
+
+@dataclass(frozen=True)
+class _Context:
+    env: Mapping[str, str]
+    cwd: Path
+    options: ModelOptions
+
+
+def _extractive(argument: str | None, context: _Context) -> Model:
+    """Imported lazily: the extractive navigator pulls in the grounding engine, which other specs never need."""
+    try:
+        module = importlib.import_module(EXTRACTIVE_MODULE)
+    except ModuleNotFoundError as error:
+        if error.name != EXTRACTIVE_MODULE:
+            raise
+        raise ModelMisconfigured("extractive: the offline navigator is not installed", provider="extractive") from None
+    model: Model = module.ExtractiveModel()
+    return model
+
+
+def _script(argument: str | None, context: _Context) -> Model:
+    assert argument is not None
+    return ScriptModel(context.cwd / argument, label=argument)
+
+
+def _command(argument: str | None, context: _Context) -> Model:
+    assert argument is not None
+    return CommandModel(split_command(argument), timeout_s=context.options.timeout_s, cwd=context.cwd)
+
+
+def _openai(argument: str | None, context: _Context) -> Model:
+    assert argument is not None
+    return OpenAIModel.from_env(argument, context.env, context.options)
+
+
+def _anthropic(argument: str | None, context: _Context) -> Model:
+    assert argument is not None
+    return AnthropicModel.from_env(argument, context.env, context.options)
+
+
+# provider -> (takes an argument?, what the argument is, factory)
+_PROVIDERS: Mapping[str, tuple[bool, str, Callable[[str | None, _Context], Model]]] = {
+    "extractive": (False, "", _extractive),
+    "script": (True, "a file path", _script),
+    "command": (True, "a command line", _command),
+    "openai": (True, "a model name", _openai),
+    "anthropic": (True, "a model name", _anthropic),
+}
+PROVIDERS: tuple[str, ...] = tuple(_PROVIDERS)
+
+
+def parse_model_spec(spec: str) -> ModelSpec:
+    """Split and check a spec string without touching the environment; raises :class:`ModelSpecError`."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ModelSpecError("the model spec is empty; expected one of: " + ", ".join(PROVIDERS))
+    provider, colon, argument = spec.strip().partition(":")
+    entry = _PROVIDERS.get(provider)
+    if entry is None:
+        raise ModelSpecError(
+            f"unknown model provider {provider!r}; expected one of: " + ", ".join(PROVIDERS), provider=provider
+        )
+    takes_argument, what, _ = entry
+    if not takes_argument:
+        if colon:
+            raise ModelSpecError(f"{provider} takes no argument; write just {provider!r}", provider=provider)
+        return ModelSpec(provider)
+    if not argument.strip():
+        raise ModelSpecError(f"{provider}: needs {what}, as {provider}:…", provider=provider)
+    return ModelSpec(provider, argument.strip())
+
+
+def resolve_model(
+    spec: str | ModelSpec,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    options: ModelOptions | None = None,
+) -> Model:
+    """Build the model a spec names; ``env`` defaults to the process environment, ``cwd`` to the current directory.
+
+    ``cwd`` anchors relative ``script:`` paths and is where ``command:`` runs.
+    """
+    parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    if parsed.provider not in _PROVIDERS:
+        raise ModelSpecError(f"unknown model provider {parsed.provider!r}", provider=parsed.provider)
+    context = _Context(
+        env=os.environ if env is None else env,
+        cwd=Path.cwd() if cwd is None else cwd,
+        options=options or ModelOptions(),
+    )
+    return _PROVIDERS[parsed.provider][2](parsed.argument, context)
+
+
+def model_spec_from(config_value: str, env: Mapping[str, str], cli_value: str | None) -> str:
+    """The spec in force: CLI ``--model`` over env ``SYNAPSE_MODEL`` over config ``model:``.
+
+    A blank ``SYNAPSE_MODEL`` counts as unset (as shells leave it); a CLI value
+    is taken as given, so an explicit but empty ``--model`` fails to parse
+    instead of silently falling back.
+    """
+    if cli_value is not None:
+        return cli_value
+    from_env = env.get(ENV_VAR, "")
+    if from_env.strip():
+        return from_env
+    return config_value
