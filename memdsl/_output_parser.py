@@ -1,0 +1,216 @@
+"""The OUTPUT block parser: line order, the terminal, and the claim DAG.
+
+The text is read in three phases: actions, then exactly one terminal block
+(``@answer`` ... ``conclude`` or one ``@abstain`` line), then nothing but
+blank lines. Every line is classified before it is parsed, so a line of the
+wrong kind in the wrong place gets its own code rather than a generic syntax
+error. Cross-line rules (premises, cycles, the conclusion, quote anchors) run
+once the block is complete.
+"""
+
+from __future__ import annotations
+
+from memdsl._anchors import CiteLine, bind_quotes
+from memdsl._output_fence import Line, open_envelope
+from memdsl._output_lines import (
+    CALL_SHAPE,
+    ParsedClaim,
+    parse_abstain,
+    parse_action,
+    parse_claim,
+    parse_conclude,
+    parse_text_line,
+)
+from memdsl._output_values import ActionCall, Answer, Output
+from memdsl.errors import fail
+
+ANSWER_KEYWORDS = ("claim", "prose", "cite", "conclude")
+
+
+def parse(text: str) -> Output:
+    """Parse one OUTPUT text (v1 or v2); any broken rule raises a positioned ``MemDSLParseError``."""
+    envelope = open_envelope(text)
+    lines = envelope.body
+    end_line = (lines[-1][0] if lines else envelope.header_line) + 1
+    actions: list[ActionCall] = []
+    for index, (number, line) in enumerate(lines):
+        kind = classify(line, number)
+        if kind == "action":
+            actions.append(parse_action(line, number))
+        elif kind == "@answer":
+            answer, rest = _answer_block(lines[index + 1 :], envelope.version, end_line)
+            _nothing_after(rest)
+            return Output(envelope.version, tuple(actions), answer)
+        elif kind == "@abstain":
+            abstention = parse_abstain(line, number)
+            _nothing_after(lines[index + 1 :])
+            return Output(envelope.version, tuple(actions), abstention)
+        else:
+            raise fail("line.unknown", _unknown(kind, "before the terminal"), number, 1)
+    raise fail("terminal.missing", "an OUTPUT ends with one @answer block or one @abstain line", end_line, 1)
+
+
+def classify(line: str, number: int) -> str:
+    """The kind of a non-blank body line; markers that are near misses fail here, with their own code."""
+    if line[0] == " " or line[-1] == " ":
+        column = 1 if line[0] == " " else len(line)
+        raise fail("line.spacing", "a line has no leading or trailing whitespace", number, column)
+    if line.startswith("```"):
+        raise fail(
+            "fence.stray", "a fence line inside the artifact (only one clean outer fence is unwrapped)", number, 1
+        )
+    if line.startswith("@"):
+        if line == "@answer":
+            return "@answer"
+        if line.startswith("@abstain "):
+            return "@abstain"
+        if line == "@abstain":
+            raise fail("abstain.syntax", "an abstention is @abstain <label> :: <detail>", number, 1)
+        if line.lower().startswith("@memdsl"):
+            raise fail("header.repeated", "a second header inside the artifact", number, 1)
+        raise fail("terminal.syntax", f"{line.split(' ', 1)[0]!r} is not @answer or @abstain", number, 1)
+    keyword = line.split(" ", 1)[0]
+    if keyword in ANSWER_KEYWORDS:
+        return keyword
+    if CALL_SHAPE.fullmatch(line):
+        return "action"
+    return "unknown"
+
+
+def _unknown(kind: str, where: str) -> str:
+    if kind in ANSWER_KEYWORDS:
+        return f"a {kind} line belongs inside an @answer block"
+    return f"not an OUTPUT line {where} (expected an action call, @answer or @abstain)"
+
+
+def _answer_block(lines: list[Line], version: int, end_line: int) -> tuple[Answer, list[Line]]:
+    """Claims, then (v2) one prose line and one or more cites, then ``conclude``; returns the rest."""
+    claims: list[ParsedClaim] = []
+    prose: tuple[str, int, int] | None = None
+    cites: list[CiteLine] = []
+    for index, (number, line) in enumerate(lines):
+        kind = classify(line, number)
+        if kind in ("prose", "cite") and version == 1:
+            raise fail("answer.v1_binding", f"a {kind} line is OUTPUT v2; @memdsl.out/1 answers have none", number, 1)
+        if kind in ANSWER_KEYWORDS and kind != "claim" and not claims:
+            raise fail("answer.no_claims", "an answer starts with at least one claim line", number, 1)
+        if kind == "claim":
+            if prose is not None:
+                raise fail("answer.order", "claim lines come before the prose line", number, 1)
+            parsed = parse_claim(line, number)
+            if any(seen.claim.id == parsed.claim.id for seen in claims):
+                raise fail("claim.duplicate_id", f"claim id {parsed.claim.id} is used twice", number, 7)
+            claims.append(parsed)
+        elif kind == "prose":
+            if prose is not None:
+                raise fail("answer.prose_duplicate", "an answer has exactly one prose line", number, 1)
+            _, text = parse_text_line(line, number, "prose")
+            prose = (text, number, len("prose :: ") + 1)
+        elif kind == "cite":
+            if prose is None:
+                raise fail("answer.order", "cite lines follow the prose line", number, 1)
+            claim_id, quote = parse_text_line(line, number, "cite")
+            cites.append(CiteLine(str(claim_id), quote, number, len(line) - len(quote) + 1))
+        elif kind == "conclude":
+            if version == 2:
+                _check_bindings_present(prose, cites, number)
+            conclusion = parse_conclude(line, number)
+            answer = _build(claims, prose, cites, conclusion, number)
+            return answer, lines[index + 1 :]
+        elif kind in ("@answer", "@abstain"):
+            raise fail("terminal.duplicate", "an OUTPUT has exactly one terminal", number, 1)
+        elif kind == "action":
+            raise fail("action.after_terminal", "all actions come before the terminal", number, 1)
+        else:
+            raise fail("line.unknown", "not an answer line (claim, prose, cite or conclude)", number, 1)
+    if not claims:
+        raise fail("answer.no_claims", "an answer has at least one claim line", end_line, 1)
+    if version == 2:
+        _check_bindings_present(prose, cites, end_line)
+    raise fail("answer.conclude_missing", "an answer ends with an explicit conclude line", end_line, 1)
+
+
+def _check_bindings_present(prose: tuple[str, int, int] | None, cites: list[CiteLine], number: int) -> None:
+    if prose is None:
+        raise fail("answer.prose_missing", "a v2 answer has one prose line after its claims", number, 1)
+    if not cites:
+        raise fail("answer.cite_missing", "a v2 answer binds its prose with one or more cite lines", number, 1)
+
+
+def _nothing_after(lines: list[Line]) -> None:
+    """Only blank lines may follow the terminal block."""
+    for number, line in lines:
+        kind = classify(line, number)
+        if kind in ("@answer", "@abstain"):
+            raise fail("terminal.duplicate", "an OUTPUT has exactly one terminal", number, 1)
+        if kind == "action":
+            raise fail("action.after_terminal", "all actions come before the terminal", number, 1)
+        raise fail("terminal.trailing", "nothing may follow the terminal block", number, 1)
+
+
+def _build(
+    claims: list[ParsedClaim],
+    prose: tuple[str, int, int] | None,
+    cites: list[CiteLine],
+    conclusion: str,
+    conclude_line: int,
+) -> Answer:
+    """Check the DAG and the conclusion, resolve the quote anchors, and assemble the answer."""
+    known = {parsed.claim.id for parsed in claims}
+    for parsed in claims:
+        for premise, column in zip(parsed.claim.premises, parsed.premise_columns, strict=True):
+            if premise not in known:
+                raise fail("claim.premise_unknown", f"premise {premise} names no claim", parsed.line, column)
+    _check_acyclic(claims)
+    answer = Answer(tuple(parsed.claim for parsed in claims), None, (), conclusion)
+    if conclusion not in known:
+        raise fail("conclude.unknown", f"conclusion {conclusion} names no claim", conclude_line, len("conclude ") + 1)
+    closure = answer.closure(conclusion)
+    if not any(answer.claim(claim_id).cites for claim_id in closure):
+        raise fail("conclude.uncited", "the conclusion's closure cites no evidence", conclude_line, 1)
+    if prose is None:
+        return answer
+    for cite in cites:
+        if cite.claim_id not in known:
+            raise fail("cite.unknown_claim", f"cite names unknown claim {cite.claim_id}", cite.line, len("cite ") + 1)
+        if cite.claim_id not in closure:
+            raise fail(
+                "cite.outside_closure",
+                f"{cite.claim_id} is outside the conclusion's closure",
+                cite.line,
+                len("cite ") + 1,
+            )
+    bindings = bind_quotes(prose[0], cites, prose[1], prose[2])
+    return Answer(answer.claims, prose[0], bindings, conclusion)
+
+
+def _check_acyclic(claims: list[ParsedClaim]) -> None:
+    """Refuse a premise cycle, naming the first claim (in line order) that lies on one."""
+    premises = {parsed.claim.id: parsed.claim.premises for parsed in claims}
+    remaining = {claim_id: len(set(ids)) for claim_id, ids in premises.items()}
+    dependants: dict[str, list[str]] = {claim_id: [] for claim_id in premises}
+    for claim_id, ids in premises.items():
+        for premise in set(ids):
+            dependants[premise].append(claim_id)
+    ready = [claim_id for claim_id, count in remaining.items() if count == 0]
+    while ready:
+        for dependant in dependants[ready.pop()]:
+            remaining[dependant] -= 1
+            if remaining[dependant] == 0:
+                ready.append(dependant)
+    for parsed in claims:
+        if remaining[parsed.claim.id] and _reaches(parsed.claim.id, parsed.claim.id, premises):
+            raise fail("claim.cycle", f"claim {parsed.claim.id} rests on itself through its premises", parsed.line, 1)
+
+
+def _reaches(start: str, target: str, premises: dict[str, tuple[str, ...]]) -> bool:
+    seen: set[str] = set()
+    stack = list(premises[start])
+    while stack:
+        current = stack.pop()
+        if current == target:
+            return True
+        if current not in seen:
+            seen.add(current)
+            stack.extend(premises[current])
+    return False
