@@ -41,6 +41,7 @@ class ModelSpec:
 @dataclass(frozen=True)
 class _Context:
     env: Mapping[str, str]
+    explicit_env: bool
     cwd: Path
     options: ModelOptions
 
@@ -64,7 +65,12 @@ def _script(argument: str | None, context: _Context) -> Model:
 
 def _command(argument: str | None, context: _Context) -> Model:
     assert argument is not None
-    return CommandModel(split_command(argument), timeout_s=context.options.timeout_s, cwd=context.cwd)
+    return CommandModel(
+        split_command(argument),
+        timeout_s=context.options.timeout_s,
+        cwd=context.cwd,
+        env=context.env if context.explicit_env else None,
+    )
 
 
 def _openai(argument: str | None, context: _Context) -> Model:
@@ -105,6 +111,8 @@ def parse_model_spec(spec: str) -> ModelSpec:
         return ModelSpec(provider)
     if not argument.strip():
         raise ModelSpecError(f"{provider}: needs {what}, as {provider}:…", provider=provider)
+    if provider == "command":
+        split_command(argument)
     return ModelSpec(provider, argument.strip())
 
 
@@ -117,13 +125,15 @@ def resolve_model(
 ) -> Model:
     """Build the model a spec names; ``env`` defaults to the process environment, ``cwd`` to the current directory.
 
-    ``cwd`` anchors relative ``script:`` paths and is where ``command:`` runs.
+    ``cwd`` anchors relative ``script:`` paths and is where ``command:`` runs; an explicit ``env`` is
+    also the whole environment a ``command:`` child gets (otherwise it inherits this process's).
     """
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
     if parsed.provider not in _PROVIDERS:
         raise ModelSpecError(f"unknown model provider {parsed.provider!r}", provider=parsed.provider)
     context = _Context(
         env=os.environ if env is None else env,
+        explicit_env=env is not None,
         cwd=Path.cwd() if cwd is None else cwd,
         options=options or ModelOptions(),
     )
