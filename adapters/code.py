@@ -1,0 +1,201 @@
+"""The code store: the workspace's git repository read at the commit of ``HEAD``.
+
+Reading committed objects (not the working tree) is what makes a code node a
+grounded citation: its bytes are exactly retrievable by ``path@commit`` later.
+Tracked files become ``repo:<name>:<path>`` nodes and Python definitions
+become ``repo:<name>:<dotted.module.symbol>`` nodes, each with a git pin at
+HEAD. This module and the git-pin resolver are the only places that import
+GitPython.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import git
+
+from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
+from adapters.code_symbols import Symbol, module_name, python_symbols, source_lines
+from adapters.ids import BadAddress, make_address
+
+DEFAULT_MAX_BODY_BYTES = 256_000
+"""Text files above this size are recorded without a body (and not parsed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """One blob of a commit's tree as ``git ls-tree -r -l`` reports it."""
+
+    path: str
+    mode: str
+    blob: str
+    size: int
+
+
+def tree_entries(repo: git.Repo, commit: str) -> list[TreeEntry]:
+    """Every blob (files and symlinks, not submodules) of ``commit``, in git's path order."""
+    out = repo.git.ls_tree("-r", "-z", "-l", "--full-tree", commit, strip_newline_in_stdout=False)
+    entries: list[TreeEntry] = []
+    for record in out.split("\0"):
+        if not record:
+            continue
+        info, _, path = record.partition("\t")
+        mode, kind, blob, size = info.split(None, 3)
+        if kind == "blob":
+            entries.append(TreeEntry(path, mode, blob, int(size) if size.strip().isdigit() else 0))
+    return entries
+
+
+def open_repository(path: Path) -> tuple[git.Repo | None, str | None]:
+    """The repository at ``path`` and its HEAD commit sha, or a reason why there is none."""
+    try:
+        repo = git.Repo(path)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None, "not a git repository"
+    try:
+        return repo, repo.head.commit.hexsha
+    except ValueError:
+        repo.close()
+        return None, "the repository has no commits"
+
+
+class CodeAdapter:
+    """Files and Python symbols of one repository at HEAD."""
+
+    family: Family = "code"
+
+    def __init__(self, repo_path: Path, name: str, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+        self.repo_path = repo_path
+        self.name = name
+        self.max_body_bytes = max_body_bytes
+
+    def load(self) -> LoadResult:
+        try:
+            make_address("repo", self.name, "x")
+        except BadAddress as exc:
+            return LoadResult((), (Diagnostic(".", 1, "bad-id", f"code name {self.name!r}: {exc}"),))
+        repo, head = open_repository(self.repo_path)
+        if repo is None or head is None:
+            return LoadResult((), (Diagnostic(".", 1, "no-repo", f"code store unavailable: {head}"),))
+        try:
+            return self._load(repo, head)
+        finally:
+            repo.close()
+
+    def _load(self, repo: git.Repo, head: str) -> LoadResult:
+        diagnostics: list[Diagnostic] = []
+        nodes: dict[str, Node] = {}
+        symbols: list[tuple[TreeEntry, str, list[Symbol]]] = []
+        for entry in tree_entries(repo, head):
+            try:
+                address = make_address("repo", self.name, entry.path)
+            except BadAddress as exc:
+                diagnostics.append(Diagnostic(entry.path, 1, "bad-id", f"file has no address: {exc}", "warning"))
+                continue
+            text = self._text(repo, entry)
+            nodes[address] = self._file_node(address, entry, head, text)
+            module = module_name(entry.path)
+            if module is None or text is None:
+                continue
+            try:
+                symbols.append((entry, text, python_symbols(text, module)))
+            except (SyntaxError, RecursionError) as exc:
+                line = getattr(exc, "lineno", None) or 1
+                message = f"not parseable as Python: {getattr(exc, 'msg', type(exc).__name__)}"
+                diagnostics.append(Diagnostic(entry.path, line, "parse-error", message, "warning"))
+        for entry, text, found in symbols:
+            self._add_symbols(nodes, entry, head, text, found, diagnostics)
+        return LoadResult(tuple(nodes[key] for key in sorted(nodes)), tuple(diagnostics))
+
+    def _text(self, repo: git.Repo, entry: TreeEntry) -> str | None:
+        """The blob as text, or None for symlinks, binary or oversized blobs."""
+        if entry.mode == "120000" or entry.size > self.max_body_bytes:
+            return None
+        data = repo.odb.stream(bytes.fromhex(entry.blob)).read()
+        if b"\x00" in data[:8192]:
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    def _file_node(self, address: str, entry: TreeEntry, head: str, text: str | None) -> Node:
+        meta: dict[str, Any] = {
+            "path": entry.path,
+            "blob": entry.blob,
+            "commit": head,
+            "size": entry.size,
+            "binary": text is None and entry.size <= self.max_body_bytes and entry.mode != "120000",
+            "too_large": entry.size > self.max_body_bytes,
+            "symlink": entry.mode == "120000",
+        }
+        return Node(
+            address=address,
+            type="file",
+            title=entry.path,
+            body=text or "",
+            family="code",
+            provenance=(f"file:{entry.path}@{head[:7]}",),
+            tethers=(Tether(TetherKind.GIT_PIN, entry.path, head),),
+            meta=meta,
+            path=entry.path,
+            line=1,
+        )
+
+    def _add_symbols(
+        self,
+        nodes: dict[str, Node],
+        entry: TreeEntry,
+        head: str,
+        text: str,
+        found: list[Symbol],
+        diagnostics: list[Diagnostic],
+    ) -> None:
+        file_address = make_address("repo", self.name, entry.path)
+        module = module_name(entry.path)
+        children: dict[str, list[str]] = {}
+        admitted: dict[str, tuple[Symbol, str, str]] = {}  # name -> (symbol, address, parent address)
+        for symbol in found:
+            if symbol.parent is not None and symbol.parent not in admitted:
+                continue  # its container was refused, so it has no place in the tree
+            try:
+                address = make_address("repo", self.name, symbol.name)
+            except BadAddress as exc:
+                diagnostics.append(Diagnostic(entry.path, symbol.start, "bad-id", str(exc), "warning"))
+                continue
+            if address in nodes:
+                message = f"{symbol.kind} {symbol.name} collides with {nodes[address].path}; first one kept"
+                diagnostics.append(Diagnostic(entry.path, symbol.start, "duplicate-id", message, "warning"))
+                continue
+            parent = file_address if symbol.parent is None else admitted[symbol.parent][1]
+            children.setdefault(parent, []).append(address)
+            admitted[symbol.name] = (symbol, address, parent)
+            nodes[address] = Node(address, symbol.kind, symbol.name, "", "code")  # reserves the address
+        for symbol, address, parent in admitted.values():
+            edges = [Edge(address, parent, "defined-in")]
+            edges.extend(Edge(address, child, "defines") for child in children.get(address, ()))
+            nodes[address] = Node(
+                address=address,
+                type=symbol.kind,
+                title=symbol.name,
+                body=source_lines(text, symbol.start, symbol.end),
+                family="code",
+                provenance=(f"file:{entry.path}@{head[:7]}",),
+                tethers=(Tether(TetherKind.GIT_PIN, entry.path, head),),
+                edges=tuple(edges),
+                meta={
+                    "path": entry.path,
+                    "blob": entry.blob,
+                    "commit": head,
+                    "span": (symbol.start, symbol.end),
+                    "doc": symbol.doc,
+                    "module": module,
+                },
+                path=entry.path,
+                line=symbol.start,
+            )
+        defines = tuple(Edge(file_address, child, "defines") for child in children.get(file_address, ()))
+        file_node = nodes[file_address]
+        nodes[file_address] = replace(file_node, edges=file_node.edges + defines)

@@ -1,0 +1,117 @@
+"""Safe path handling for store files: everything an adapter opens stays inside its root.
+
+Store files and the paths they name (run inputs, cached source texts) are
+project content, not trusted code. A ``..`` segment, an absolute path or a
+symlink that points out of the workspace could make a read-only action read
+arbitrary files, so every such path goes through :func:`resolve_inside`, which
+resolves symlinks first and then insists the result is still under the root.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+
+class PathEscape(ValueError):
+    """A path that resolves outside the root it must stay in."""
+
+    def __init__(self, path: str, root: Path, reason: str) -> None:
+        self.path = path
+        self.root = root
+        self.reason = reason
+        super().__init__(f"{path!r} {reason}")
+
+
+def resolve_inside(root: Path, candidate: str | Path) -> Path:
+    """Resolve ``candidate`` (relative to ``root`` unless absolute) and refuse anything outside ``root``.
+
+    Symlinks are followed before the check, so a link inside the root that
+    points elsewhere is refused as well. Raises :class:`PathEscape`.
+    """
+    text = str(candidate)
+    if not text or "\x00" in text:
+        raise PathEscape(text, root, "is empty or contains a NUL byte")
+    real_root = root.resolve()
+    target = (real_root / candidate).resolve()
+    try:
+        target.relative_to(real_root)
+    except ValueError:
+        raise PathEscape(text, root, "resolves outside its root") from None
+    return target
+
+
+def check_relative(text: str) -> str:
+    """Normalise a store-written relative path to POSIX form; refuse absolute paths and ``..``.
+
+    Used for paths recorded in store files (pins, run inputs, ``files:``) that
+    are later joined to a root: the check is lexical, so it also holds for
+    paths that do not exist yet.
+    """
+    if not text or "\x00" in text or "\\" in text:
+        raise ValueError(f"path {text!r} is empty or holds a NUL byte or backslash")
+    pure = PurePosixPath(text)
+    if pure.is_absolute():
+        raise ValueError(f"path {text!r} is absolute; store paths are relative")
+    if any(part == ".." for part in pure.parts):
+        raise ValueError(f"path {text!r} climbs out of its root with '..'")
+    normal = pure.as_posix()
+    if normal in ("", "."):
+        raise ValueError(f"path {text!r} names no file")
+    return normal
+
+
+def display_path(path: Path, workspace_root: Path) -> str:
+    """The workspace-relative POSIX path used in diagnostics and ``Node.path``.
+
+    Paths outside the workspace (a federated zettelkasten) keep a relative form
+    with ``..`` so a diagnostic never prints an absolute machine path.
+    """
+    real_root = workspace_root.resolve()
+    absolute = path if path.is_absolute() else real_root / path
+    try:
+        return absolute.relative_to(real_root).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(absolute, real_root)).as_posix()
+
+
+def list_store_files(directory: Path, suffix: str, root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Regular files directly in ``directory`` ending in ``suffix``, sorted by name, plus the refused ones.
+
+    A directory entry that resolves outside ``root`` (an escaping symlink) is
+    returned in the second list with the reason, for the caller to report.
+    """
+    accepted: list[Path] = []
+    refused: list[tuple[Path, str]] = []
+    if not directory.is_dir():
+        return accepted, refused
+    for entry in sorted(directory.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(suffix) or entry.name.startswith("."):
+            continue
+        try:
+            resolved = resolve_inside(root, entry)
+        except PathEscape as exc:
+            refused.append((entry, exc.reason))
+            continue
+        if resolved.is_file():
+            accepted.append(entry)
+    return accepted, refused
+
+
+def list_store_dirs(directory: Path, root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Sub-directories of ``directory`` (hidden ones skipped), sorted, plus those refused as escaping ``root``."""
+    accepted: list[Path] = []
+    refused: list[tuple[Path, str]] = []
+    if not directory.is_dir():
+        return accepted, refused
+    for entry in sorted(directory.iterdir(), key=lambda p: p.name):
+        if entry.name.startswith("."):
+            continue
+        try:
+            resolved = resolve_inside(root, entry)
+        except PathEscape as exc:
+            refused.append((entry, exc.reason))
+            continue
+        if resolved.is_dir():
+            accepted.append(entry)
+    return accepted, refused
