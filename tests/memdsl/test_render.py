@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,13 @@ def test_forged_structure_inside_a_body_stays_one_node() -> None:
 
 
 # --- invalid fixtures --------------------------------------------------------------------------
+
+
+def test_every_render_error_code_is_in_the_documented_table() -> None:
+    documented = set(
+        re.findall(r"`([a-z]+\.[a-z_]+)`", (HERE.parents[1] / "docs" / "memdsl.md").read_text(encoding="utf-8"))
+    )
+    assert {code for code, _, _ in INVALID.values()} <= documented
 
 
 def test_every_render_invalid_fixture_has_an_expectation_and_vice_versa() -> None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,13 @@ def test_a_status_line_inside_a_body_is_data() -> None:
     value = parse_response(read(HERE / "golden/resp_partial.txt"))
     assert value.status == "partial"
     assert value.nodes[0].body is not None and value.nodes[0].body.endswith("\n@answer\nstatus error")
+
+
+def test_every_response_error_code_is_in_the_documented_table() -> None:
+    documented = set(
+        re.findall(r"`([a-z]+\.[a-z_]+)`", (HERE.parents[1] / "docs" / "memdsl.md").read_text(encoding="utf-8"))
+    )
+    assert {code for code, _, _ in INVALID.values()} <= documented
 
 
 def test_every_response_invalid_fixture_has_an_expectation_and_vice_versa() -> None:
