@@ -1,0 +1,240 @@
+"""The memory tree (practice): ``.memory/tree/<id>.md`` entries as ``mem:tree:<id>`` nodes.
+
+Each entry is YAML front matter plus a Markdown body. Pins become git tethers
+(the grounded channel), runs become run tethers (the measured channel), and
+the tree shape, related entries, citations and pins become typed edges. A
+parent's ``child`` edges are computed across files, so expanding a plan
+reaches its phases without every file listing its children.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
+from adapters.frontmatter import Record, StoreFileError, parse_front_matter, read_text
+from adapters.ids import BadAddress, check_address, check_id, make_address
+from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside
+
+MEMORY_KINDS = frozenset(
+    {"root", "plan", "phase", "decision", "experiment", "checkpoint", "anti-pattern", "note", "annotation"}
+)
+MEMORY_STATUSES = frozenset({"active", "done", "superseded", "abandoned"})
+_SHA = re.compile(r"[0-9a-f]{4,40}")
+_KNOWN_FIELDS = frozenset(
+    {"id", "kind", "title", "status", "parent", "created", "pins", "runs", "cites", "related", "tags"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """A ``path@sha`` git pin as written in an entry (path relative to the code repository root)."""
+
+    path: str
+    sha: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    id: str
+    address: str
+    kind: str
+    title: str
+    body: str
+    body_line: int
+    path: str
+    parent: str | None
+    pins: tuple[Pin, ...]
+    runs: tuple[str, ...]
+    cites: tuple[str, ...]
+    related: tuple[str, ...]
+    meta: dict[str, Any]
+
+
+class MemoryAdapter:
+    """Loads every entry of one memory store; a malformed entry is a diagnostic, never a failure."""
+
+    family: Family = "memory"
+
+    def __init__(self, memory_dir: Path, workspace_root: Path, code_name: str) -> None:
+        self.memory_dir = memory_dir
+        self.workspace_root = workspace_root
+        self.code_name = code_name
+
+    def load(self) -> LoadResult:
+        diagnostics: list[Diagnostic] = []
+        tree = self.memory_dir / "tree"
+        shown = display_path(tree, self.workspace_root)
+        try:
+            resolve_inside(self.workspace_root, tree)
+        except PathEscape as exc:
+            return LoadResult((), (Diagnostic(shown, 1, "path-escape", f"memory tree {exc.reason}"),))
+        if not tree.is_dir():
+            return LoadResult((), (Diagnostic(shown, 1, "missing-store", "no memory tree directory", "info"),))
+        files, refused = list_store_files(tree, ".md", self.workspace_root)
+        for path, reason in refused:
+            diagnostics.append(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason))
+        entries: dict[str, _Entry] = {}
+        for path in files:
+            entry = self._read(path, diagnostics)
+            if entry is None:
+                continue
+            first = entries.get(entry.address)
+            if first is not None:
+                message = f"id {entry.id!r} is already used by {first.path}"
+                diagnostics.append(Diagnostic(entry.path, 1, "duplicate-id", message, "error", "id"))
+                continue
+            entries[entry.address] = entry
+        nodes = self._nodes(entries, diagnostics)
+        return LoadResult(nodes, tuple(diagnostics))
+
+    def _read(self, path: Path, diagnostics: list[Diagnostic]) -> _Entry | None:
+        shown = display_path(path, self.workspace_root)
+        try:
+            doc = parse_front_matter(read_text(path, shown), shown)
+            entry = self._entry(doc.record, doc.body, doc.body_line, path.stem)
+        except StoreFileError as exc:
+            diagnostics.append(exc.diagnostic)
+            return None
+        diagnostics.extend(doc.record.warnings)
+        return entry
+
+    def _entry(self, rec: Record, body: str, body_line: int, stem: str) -> _Entry:
+        ident = _ident(rec)
+        if ident != stem:
+            rec.warn("id", "id-mismatch", f"id {ident!r} differs from the file name {stem!r}.md")
+        kind = rec.text("kind", required=True) or ""
+        if kind not in MEMORY_KINDS:
+            rec.warn("kind", "bad-field", f"kind {kind!r} is not one of {', '.join(sorted(MEMORY_KINDS))}")
+        title = rec.text("title")
+        if title is None:
+            rec.warn("title", "missing-field", "no title; the id stands in for it")
+            title = ident
+        status = rec.text("status")
+        if status is not None and status not in MEMORY_STATUSES:
+            rec.warn("status", "bad-field", f"status {status!r} is not one of {', '.join(sorted(MEMORY_STATUSES))}")
+        parent = rec.text("parent")
+        parent_address = _mem_ref(rec, "parent", parent) if parent is not None else None
+        pins = tuple(_pin(rec, text) for text in rec.texts("pins"))
+        runs = tuple(_run_id(rec, text) for text in rec.texts("runs"))
+        cites = tuple(_address(rec, "cites", text) for text in rec.texts("cites"))
+        related = tuple(_mem_ref(rec, "related", text) for text in rec.texts("related"))
+        tags = rec.texts("tags")
+        meta: dict[str, Any] = {key: rec.value(key) for key in rec.fields() if key not in _KNOWN_FIELDS}
+        meta.update(
+            id=ident,
+            kind=kind,
+            status=status,
+            created=rec.text("created"),
+            parent=parent,
+            tags=tags,
+            pins=tuple(f"{pin.path}@{pin.sha}" for pin in pins),
+            runs=runs,
+            body_line=body_line,
+        )
+        return _Entry(
+            id=ident,
+            address=make_address("mem", "tree", ident),
+            kind=kind,
+            title=title,
+            body=body,
+            body_line=body_line,
+            path=rec.path,
+            parent=parent_address,
+            pins=pins,
+            runs=runs,
+            cites=cites,
+            related=related,
+            meta=meta,
+        )
+
+    def _nodes(self, entries: dict[str, _Entry], diagnostics: list[Diagnostic]) -> tuple[Node, ...]:
+        children: dict[str, list[str]] = {}
+        for entry in entries.values():
+            if entry.parent is None:
+                continue
+            if entry.parent not in entries:
+                message = f"parent {entry.parent} is not in the memory tree"
+                diagnostics.append(Diagnostic(entry.path, 1, "dangling-ref", message, "warning", "parent"))
+            children.setdefault(entry.parent, []).append(entry.address)
+        nodes = [self._node(entry, sorted(children.get(entry.address, ()))) for entry in entries.values()]
+        return tuple(sorted(nodes, key=lambda node: node.address))
+
+    def _node(self, entry: _Entry, children: list[str]) -> Node:
+        src = entry.address
+        edges: list[Edge] = []
+        if entry.parent is not None:
+            edges.append(Edge(src, entry.parent, "parent"))
+        edges.extend(Edge(src, child, "child") for child in children)
+        edges.extend(Edge(src, dst, "related") for dst in entry.related)
+        edges.extend(Edge(src, dst, "cites") for dst in entry.cites)
+        edges.extend(Edge(src, make_address("repo", self.code_name, pin.path), "pins") for pin in entry.pins)
+        edges.extend(Edge(src, make_address("data", "runs", run), "runs") for run in entry.runs)
+        tethers = [Tether(TetherKind.GIT_PIN, pin.path, pin.sha) for pin in entry.pins]
+        tethers.extend(Tether(TetherKind.RUN, run) for run in entry.runs)
+        provenance = [f"file:{pin.path}@{pin.sha[:7]}" for pin in entry.pins]
+        provenance.extend(f"run:{run}" for run in entry.runs)
+        return Node(
+            address=src,
+            type=entry.kind,
+            title=entry.title,
+            body=entry.body,
+            family="memory",
+            provenance=tuple(provenance),
+            tethers=tuple(tethers),
+            edges=tuple(dict.fromkeys(edges)),
+            meta=entry.meta,
+            path=entry.path,
+            line=1,
+        )
+
+
+def _ident(rec: Record) -> str:
+    ident = rec.text("id", required=True) or ""
+    try:
+        return check_id(ident)
+    except BadAddress as exc:
+        raise rec.error("id", "bad-id", f"id {ident!r} cannot be an address segment: {exc}") from None
+
+
+def _pin(rec: Record, text: str) -> Pin:
+    path, at, sha = text.rpartition("@")
+    if not at or not _SHA.fullmatch(sha.lower()):
+        raise rec.error("pins", "bad-field", f"pin {text!r} is not path@sha (4-40 hex digits)")
+    try:
+        return Pin(check_relative(path), sha.lower())
+    except ValueError as exc:
+        raise rec.error("pins", "bad-field", str(exc)) from None
+
+
+def _run_id(rec: Record, text: str) -> str:
+    if ":" in text:
+        address = _address(rec, "runs", text)
+        if not address.startswith("data:runs:"):
+            raise rec.error("runs", "bad-field", f"run {text!r} is not a data:runs: address")
+        return address.removeprefix("data:runs:")
+    try:
+        return check_id(text)
+    except BadAddress as exc:
+        raise rec.error("runs", "bad-id", f"run id {text!r}: {exc}") from None
+
+
+def _mem_ref(rec: Record, key: str, text: str) -> str:
+    """A memory id (``expe-9f8e7d6c``) or a full address, as a canonical address."""
+    if ":" in text:
+        return _address(rec, key, text)
+    try:
+        return make_address("mem", "tree", text)
+    except BadAddress as exc:
+        raise rec.error(key, "bad-id", f"{key} {text!r}: {exc}") from None
+
+
+def _address(rec: Record, key: str, text: str) -> str:
+    try:
+        parsed = check_address(text)
+    except BadAddress as exc:
+        raise rec.error(key, "bad-field", f"{key} entry {text!r} is not a canonical address: {exc}") from None
+    return make_address(parsed.store, parsed.source, parsed.id)
