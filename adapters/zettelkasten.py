@@ -1,0 +1,310 @@
+"""The zettelkasten (canon): notes and sources of local and federated projects as ``zk:`` nodes.
+
+``.zettelkasten/<project>/notes/<id>.md`` becomes ``zk:<project>:<id>``; a
+federated root declared as ``{lab: ../lab/.zettelkasten}`` contributes
+``zk:lab.<project>:<id>`` (the alias rides in the source segment, so local
+project names contain no dot). Citations become citation tethers (the grounded
+channel), links and ``files`` become typed edges, and the project's debate map
+marks the claims it lists ``contested``.
+
+Scope: ``projects=None`` loads every local project and every project of every
+declared federated root; a list loads exactly those names (``research``,
+``lab.research``). Files of a local project must stay inside the workspace;
+files of a federated project must stay inside their federated root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
+from adapters.frontmatter import Record, StoreFileError, parse_front_matter, read_text
+from adapters.ids import BadAddress, check_address, check_id, make_address
+from adapters.paths import PathEscape, check_relative, display_path, list_store_dirs, list_store_files, resolve_inside
+from adapters.zk_debate import DebateMap, load_debate
+from adapters.zk_sources import read_source
+
+NOTE_TYPES = frozenset({"claim", "finding", "method", "quote", "concept", "question", "synthesis"})
+LINK_RELS = frozenset({"supports", "contradicts", "refines", "related"})
+CLAIM_STRENGTHS = frozenset({"strong", "moderate", "weak"})
+_KNOWN_FIELDS = frozenset({"id", "type", "title", "claim_strength", "cross", "citations", "links", "files", "tags"})
+
+
+@dataclass(frozen=True, slots=True)
+class ZkProject:
+    """One project to load: its address key, its directory and the root its files must stay in."""
+
+    key: str
+    directory: Path
+    containment: Path
+
+
+@dataclass(frozen=True, slots=True)
+class _Ref:
+    """A reference a note makes inside the loaded scope, checked once every project is read."""
+
+    src: str
+    dst: str
+    field: str
+    path: str
+    line: int
+
+
+class ZettelkastenAdapter:
+    """Loads notes, sources and debate maps of the projects in scope."""
+
+    family: Family = "zk"
+
+    def __init__(
+        self,
+        zk_root: Path,
+        projects: list[str] | None,
+        federation: dict[str, Path],
+        workspace_root: Path,
+        code_name: str | None = None,
+    ) -> None:
+        self.zk_root = zk_root
+        self.projects = projects
+        self.federation = dict(federation)
+        self.workspace_root = workspace_root
+        self.code_name = code_name
+
+    def project_dirs(self) -> tuple[list[ZkProject], list[Diagnostic]]:
+        """The projects in scope, sorted by key, and the problems met finding them."""
+        found: dict[str, ZkProject] = {}
+        diagnostics: list[Diagnostic] = []
+        if self.projects is None:
+            self._scan(None, self.zk_root, self.workspace_root, found, diagnostics)
+            for alias in sorted(self.federation):
+                if self._alias_ok(alias, diagnostics):
+                    root = self.federation[alias]
+                    self._scan(alias, root, root, found, diagnostics)
+        else:
+            for name in dict.fromkeys(self.projects):
+                self._named(name, found, diagnostics)
+        return [found[key] for key in sorted(found)], diagnostics
+
+    def load(self) -> LoadResult:
+        projects, diagnostics = self.project_dirs()
+        nodes: dict[str, Node] = {}
+        refs: list[_Ref] = []
+        debates: list[DebateMap] = []
+        for project in projects:
+            self._load_project(project, nodes, refs, diagnostics)
+            debates.append(load_debate(project.directory, project.key, self.workspace_root, project.containment))
+        loaded = {project.key for project in projects}
+        for ref in refs:
+            if ref.dst not in nodes and ref.dst.split(":")[1] in loaded:
+                message = f"{ref.field} target {ref.dst} is not in the zettelkasten"
+                diagnostics.append(Diagnostic(ref.path, ref.line, "dangling-ref", message, "warning", ref.field))
+        for debate in debates:
+            diagnostics.extend(debate.diagnostics)
+            _apply_debate(debate, nodes, diagnostics)
+        return LoadResult(tuple(nodes[key] for key in sorted(nodes)), tuple(diagnostics))
+
+    def load_debates(self) -> dict[str, DebateMap]:
+        """Every in-scope project's debate map, keyed by project key (for the debate view)."""
+        projects, _ = self.project_dirs()
+        return {p.key: load_debate(p.directory, p.key, self.workspace_root, p.containment) for p in projects}
+
+    def _scan(
+        self, alias: str | None, root: Path, containment: Path, found: dict[str, ZkProject], diags: list[Diagnostic]
+    ) -> None:
+        shown = display_path(root, self.workspace_root)
+        try:
+            resolve_inside(self.workspace_root if alias is None else containment, root)
+        except PathEscape as exc:
+            diags.append(Diagnostic(shown, 1, "path-escape", f"zettelkasten root {exc.reason}"))
+            return
+        if not root.is_dir():
+            diags.append(Diagnostic(shown, 1, "missing-store", "no zettelkasten directory", "info"))
+            return
+        dirs, refused = list_store_dirs(root, containment)
+        for path, reason in refused:
+            diags.append(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason))
+        for directory in dirs:
+            if self._name_ok(directory.name, directory, diags):
+                key = directory.name if alias is None else f"{alias}.{directory.name}"
+                found[key] = ZkProject(key, directory, containment)
+
+    def _named(self, name: str, found: dict[str, ZkProject], diags: list[Diagnostic]) -> None:
+        alias, dot, local = name.partition(".")
+        if dot:
+            if alias not in self.federation:
+                diags.append(Diagnostic(name, 1, "missing-store", f"no federated root is declared for {alias!r}"))
+                return
+            containment, directory = self.federation[alias], self.federation[alias] / local
+        else:
+            containment, directory = self.workspace_root, self.zk_root / name
+        shown = display_path(directory, self.workspace_root)
+        if not self._name_ok(local if dot else name, directory, diags):
+            return
+        try:
+            resolve_inside(containment, directory)
+        except PathEscape as exc:
+            diags.append(Diagnostic(shown, 1, "path-escape", f"project {name!r} {exc.reason}"))
+            return
+        if not directory.is_dir():
+            diags.append(Diagnostic(shown, 1, "missing-store", f"project {name!r} has no directory", "warning"))
+            return
+        found[name] = ZkProject(name, directory, containment)
+
+    def _name_ok(self, name: str, directory: Path, diags: list[Diagnostic]) -> bool:
+        try:
+            check_id(name)
+        except BadAddress as exc:
+            diags.append(Diagnostic(display_path(directory, self.workspace_root), 1, "bad-id", str(exc), "warning"))
+            return False
+        if "." in name:
+            message = f"project name {name!r} holds a dot, which is reserved for federated aliases"
+            diags.append(Diagnostic(display_path(directory, self.workspace_root), 1, "bad-id", message, "warning"))
+            return False
+        return True
+
+    def _alias_ok(self, alias: str, diags: list[Diagnostic]) -> bool:
+        return self._name_ok(alias, self.federation[alias], diags)
+
+    def _load_project(
+        self, project: ZkProject, nodes: dict[str, Node], refs: list[_Ref], diags: list[Diagnostic]
+    ) -> None:
+        notes, refused = list_store_files(project.directory / "notes", ".md", project.containment)
+        sources, refused_sources = list_store_files(project.directory / "sources", ".yaml", project.containment)
+        for path, reason in refused + refused_sources:
+            diags.append(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason))
+        for path in notes:
+            shown = display_path(path, self.workspace_root)
+            try:
+                doc = parse_front_matter(read_text(path, shown), shown)
+                node = _note_node(doc.record, doc.body, doc.body_line, path.stem, project.key, self.code_name, refs)
+            except StoreFileError as exc:
+                diags.append(exc.diagnostic)
+                continue
+            diags.extend(doc.record.warnings)
+            _admit(node, nodes, diags)
+        for path in sources:
+            try:
+                node, warnings = read_source(path, project.key, project.containment, self.workspace_root)
+            except StoreFileError as exc:
+                diags.append(exc.diagnostic)
+                continue
+            diags.extend(warnings)
+            _admit(node, nodes, diags)
+
+
+def _admit(node: Node, nodes: dict[str, Node], diags: list[Diagnostic]) -> None:
+    first = nodes.get(node.address)
+    if first is None:
+        nodes[node.address] = node
+        return
+    message = f"{node.type} id {node.meta['id']!r} is already used by {first.path}"
+    diags.append(Diagnostic(node.path or "", 1, "duplicate-id", message, "error", "id"))
+
+
+def _note_node(
+    rec: Record, body: str, body_line: int, stem: str, project: str, code_name: str | None, refs: list[_Ref]
+) -> Node:
+    ident = rec.text("id", required=True) or ""
+    try:
+        address = make_address("zk", project, check_id(ident))
+    except BadAddress as exc:
+        raise rec.error("id", "bad-id", f"note id {ident!r} cannot be an address segment: {exc}") from None
+    if ident != stem:
+        rec.warn("id", "id-mismatch", f"note id {ident!r} differs from the file name {stem!r}.md")
+    kind = rec.text("type")
+    if kind is None:
+        rec.warn("type", "missing-field", "no type; 'note' stands in for it")
+    elif kind not in NOTE_TYPES:
+        rec.warn("type", "bad-field", f"type {kind!r} is not one of {', '.join(sorted(NOTE_TYPES))}")
+    title = rec.text("title")
+    if title is None:
+        rec.warn("title", "missing-field", "no title; the id stands in for it")
+    strength = rec.text("claim_strength")
+    if strength is not None and strength not in CLAIM_STRENGTHS:
+        rec.warn("claim_strength", "bad-field", f"claim_strength {strength!r} is not strong, moderate or weak")
+    tethers: list[Tether] = []
+    edges: list[Edge] = []
+    provenance: list[str] = []
+    for item in rec.records("citations"):
+        source_project, source_id = _zk_target(item, "source", project)
+        locator, quote = item.text("locator"), item.text("quote")
+        tethers.append(Tether(TetherKind.CITATION, source_id, locator, quote, source_project))
+        dst = make_address("zk", source_project, source_id)
+        edges.append(Edge(address, dst, "cites"))
+        provenance.append(f"cite:{source_id}" + (f"@{locator}" if locator else ""))
+        refs.append(_Ref(address, dst, "citations", rec.path, item.line))
+    for item in rec.records("links"):
+        rel = item.text("rel") or "related"
+        link_project, link_id = _zk_target(item, "to", project)
+        if rel not in LINK_RELS:
+            item.warn("rel", "bad-field", f"link rel {rel!r} is not one of {', '.join(sorted(LINK_RELS))}; skipped")
+            continue
+        dst = make_address("zk", link_project, link_id)
+        edges.append(Edge(address, dst, rel))
+        refs.append(_Ref(address, dst, "links", rec.path, item.line))
+    files = tuple(_file(rec, text) for text in rec.texts("files"))
+    if code_name is not None:
+        edges.extend(Edge(address, make_address("repo", code_name, path), "files") for path in files)
+    meta: dict[str, Any] = {key: rec.value(key) for key in rec.fields() if key not in _KNOWN_FIELDS}
+    meta.update(
+        id=ident,
+        project=project,
+        type=kind or "note",
+        claim_strength=strength,
+        cross=bool(rec.flag("cross")),
+        files=files,
+        tags=rec.texts("tags"),
+        contested=False,
+        body_line=body_line,
+    )
+    return Node(
+        address=address,
+        type=kind or "note",
+        title=title or ident,
+        body=body,
+        family="zk",
+        provenance=tuple(provenance),
+        tethers=tuple(tethers),
+        edges=tuple(dict.fromkeys(edges)),
+        meta=meta,
+        path=rec.path,
+        line=1,
+    )
+
+
+def _zk_target(item: Record, key: str, project: str) -> tuple[str, str]:
+    """(project, id) of a citation source or link target: a bare id in ``project`` or a ``zk:`` address."""
+    text = item.text(key, required=True) or ""
+    try:
+        if ":" not in text:
+            return project, check_id(text)
+        parsed = check_address(text)
+    except BadAddress as exc:
+        raise item.error(key, "bad-id", f"{key} {text!r}: {exc}") from None
+    if parsed.store != "zk":
+        raise item.error(key, "bad-field", f"{key} {text!r} is not a zettelkasten address")
+    return parsed.source, parsed.id
+
+
+def _file(rec: Record, text: str) -> str:
+    try:
+        return check_relative(text)
+    except ValueError as exc:
+        raise rec.error("files", "bad-field", str(exc)) from None
+
+
+def _apply_debate(debate: DebateMap, nodes: dict[str, Node], diags: list[Diagnostic]) -> None:
+    """Mark each listed claim ``contested`` and link it to its counter-evidence."""
+    for entry in debate.contested:
+        node = nodes.get(entry.claim)
+        if node is None:
+            message = f"contested claim {entry.claim} is not in the zettelkasten"
+            diags.append(Diagnostic(debate.path or "", entry.line, "dangling-ref", message, "warning", "claim"))
+            continue
+        meta = dict(node.meta)
+        meta["contested"] = True
+        record = {"rationale": entry.rationale, "counter_evidence": entry.counter_evidence}
+        meta["debate"] = (*meta.get("debate", ()), record)
+        extra = tuple(Edge(node.address, dst, "contested-by") for dst in entry.counter_evidence)
+        nodes[node.address] = replace(node, meta=meta, edges=tuple(dict.fromkeys(node.edges + extra)))
