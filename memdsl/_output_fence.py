@@ -50,11 +50,11 @@ def open_envelope(text: str) -> Envelope:
         check_chars(line, number)
     numbered = [(number, line) for number, line in enumerate(lines, 1) if not is_blank(line)]
     if not numbered:
-        raise fail("header.missing", "the text is empty: an OUTPUT starts with @memdsl.out/2", 1, 1)
+        raise fail("output.header", "the text is empty: an OUTPUT starts with @memdsl.out/2", 1, 1)
     if numbered[0][1].lstrip(" ").startswith("`"):
         numbered = _unfence(numbered)
         if not numbered:
-            raise fail("header.missing", "the fence is empty: an OUTPUT starts with @memdsl.out/2", 1, 1)
+            raise fail("output.header", "the fence is empty: an OUTPUT starts with @memdsl.out/2", 1, 1)
     header_no, header = numbered[0]
     return Envelope(_version(header, header_no), header_no, numbered[1:])
 
@@ -86,9 +86,9 @@ def _version(header: str, number: int) -> int:
     if version is not None:
         return version
     if _OTHER_DIRECTION.fullmatch(header):
-        raise fail("header.direction", f"{header} is not an OUTPUT header; directions never mix", number, 1)
+        raise fail("output.wrong_direction", f"{header} is not an OUTPUT header; directions never mix", number, 1)
     if _OTHER_VERSION.fullmatch(header):
-        raise fail("header.version", f"unknown OUTPUT version {header!r} (expected /1 or /2)", number, 1)
+        raise fail("output.version", f"unknown OUTPUT version {header!r} (expected /1 or /2)", number, 1)
     if header.lstrip(" ").lower().startswith("@memdsl"):
-        raise fail("header.syntax", f"malformed header {header!r}: exactly @memdsl.out/2 expected", number, 1)
-    raise fail("header.preamble", "text before the header: the first non-blank line must be @memdsl.out/2", number, 1)
+        raise fail("output.header", f"malformed header {header!r}: exactly @memdsl.out/2 expected", number, 1)
+    raise fail("output.preamble", "text before the header: the first non-blank line must be @memdsl.out/2", number, 1)

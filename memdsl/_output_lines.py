@@ -24,7 +24,9 @@ from memdsl._output_values import ACTION_VERBS, INFERENCE_FORMS, Abstention, Act
 from memdsl.errors import fail
 
 CALL_SHAPE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)")
-"""Anything that looks like ``name(...)``: an action call, registered or not."""
+"""The whole shape of a call: ``name(...)``."""
+ACTION_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*\(")
+"""The start of anything meant as a call (``expand (n1`` included), so it fails as ``action.syntax``."""
 STATUS_WORDS = frozenset({"grounded", "measured", "inferred", "status"})
 """Tokens that would let a model assert a status; the engine alone owns status."""
 _CLAUSES = ("cites", "from", "derive")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from memdsl._anchors import CiteLine, bind_quotes
 from memdsl._output_fence import Line, open_envelope
 from memdsl._output_lines import (
-    CALL_SHAPE,
+    ACTION_START,
     ParsedClaim,
     parse_abstain,
     parse_action,
@@ -67,12 +67,12 @@ def classify(line: str, number: int) -> str:
         if line == "@abstain":
             raise fail("abstain.syntax", "an abstention is @abstain <label> :: <detail>", number, 1)
         if line.lower().startswith("@memdsl"):
-            raise fail("header.repeated", "a second header inside the artifact", number, 1)
+            raise fail("output.header_repeated", "a second header inside the artifact", number, 1)
         raise fail("terminal.syntax", f"{line.split(' ', 1)[0]!r} is not @answer or @abstain", number, 1)
     keyword = line.split(" ", 1)[0]
     if keyword in ANSWER_KEYWORDS:
         return keyword
-    if CALL_SHAPE.fullmatch(line):
+    if ACTION_START.match(line):
         return "action"
     return "unknown"
 

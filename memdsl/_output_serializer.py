@@ -35,7 +35,7 @@ def serialize(value: Output) -> str:
     """The canonical text of ``value``; raises ``MemDSLParseError`` for a value it cannot write faithfully."""
     _expect(value, Output, "an OUTPUT value")
     if value.version not in (1, 2) or isinstance(value.version, bool):
-        raise fail("header.version", f"OUTPUT version {value.version!r} does not exist (1 or 2)")
+        raise fail("output.version", f"OUTPUT version {value.version!r} does not exist (1 or 2)")
     lines = [f"@memdsl.out/{value.version}"]
     for action in _tuple_of(value.actions, ActionCall, "actions"):
         lines.append(_action(action, len(lines) + 1))
