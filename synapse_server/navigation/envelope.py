@@ -1,0 +1,120 @@
+"""Render the view as a ``@memdsl/1`` envelope (and node blocks for ACTION-RESPONSE).
+
+The model sees local refs, engine-owned status, framed bodies and a gap for
+everything absent: tainted tethers, outdated pins, elided bodies, relations
+that do not resolve. Affordances are offered only where the action can do
+something: ``expand`` when unadmitted neighbours exist, ``ground`` when a body
+is elided or a quote can be verified, ``join`` when a cross-store bridge leaves
+the node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from adapters.base import Node, TetherKind
+from memdsl import Affordance, Gap, Render, RenderNode, parse_address
+from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE, NodeEpistemics
+from synapse_server.navigation.view import View
+
+ELIDED_DETAIL = "body truncated; ground to fetch the full record"
+_GAP_OF_STATE = {"stale": "stale", "unresolved": "unresolved", "failed": "unresolved"}
+_SAFE_TYPE = "text"
+
+
+def render_envelope(view: View, max_body_chars: int) -> Render:
+    nodes = tuple(render_node(view, a, max_body_chars) for a in view.order)
+    return Render(
+        focus=tuple(view.ref_of(a) for a in view.focus if view.admitted(a)),
+        nodes=nodes,
+        gaps=tuple(gaps_for(view, view.order, max_body_chars)),
+    )
+
+
+def render_node(view: View, address: str, max_body_chars: int) -> RenderNode:
+    node = view.graph.nodes[address]
+    facts = view.epistemics[address]
+    body, elided = shown_body(node, max_body_chars, address in view.unelided)
+    return RenderNode(
+        ref=view.ref_of(address),
+        address=parse_address(address),
+        type=_node_type(node.type),
+        status=facts.status,
+        elided=elided,
+        title=_one_line(node.title),
+        prov=tuple(p for p in (_one_line(p) for p in node.provenance) if p),
+        aff=affordances(view, node, facts, elided),
+        body=body,
+    )
+
+
+def shown_body(node: Node, max_body_chars: int, unelided: bool) -> tuple[str | None, bool]:
+    """The body as shown, and whether it was cut (``0`` disables elision)."""
+    body = node.body.replace("\r\n", "\n").replace("\r", "\n")
+    if not body.strip():
+        return None, False
+    if unelided or max_body_chars == 0 or len(body) <= max_body_chars:
+        return body, False
+    return body[:max_body_chars], True
+
+
+def affordances(view: View, node: Node, facts: NodeEpistemics, elided: bool) -> tuple[Affordance, ...]:
+    ref = view.ref_of(node.address)
+    verbs: list[str] = []
+    neighbours = [a for a in view.graph.neighbours(node.address) if not view.admitted(a)]
+    if neighbours:
+        verbs.append("expand")
+    if any(view.graph.nodes[a].family != node.family for a in neighbours):
+        verbs.append("join")
+    if elided or any(t.kind is TetherKind.CITATION and t.quote for t in node.tethers):
+        verbs.append("ground")
+    return tuple(Affordance(v, ref) for v in verbs)
+
+
+def gaps_for(view: View, addresses: Iterable[str], max_body_chars: int) -> list[Gap]:
+    gaps: list[Gap] = []
+    seen: set[tuple[str, str, str]] = set()
+
+    def add(token: str, address: str, detail: str) -> None:
+        key = (token, address, detail)
+        if key not in seen:
+            seen.add(key)
+            gaps.append(Gap(token, parse_address(address), _one_line(detail) or token))
+
+    for address in addresses:
+        node = view.graph.nodes[address]
+        facts = view.epistemics[address]
+        for check in facts.checks:
+            token = _GAP_OF_STATE.get(check.state)
+            if token is not None:
+                add(token, address, check.detail)
+        if facts.outdated:
+            add("outdated", address, OUTDATED_DISCLOSURE)
+        if shown_body(node, max_body_chars, address in view.unelided)[1]:
+            add("elided", address, ELIDED_DETAIL)
+        for edge in view.graph.dangling(address):
+            target = edge.dst if _is_address(edge.dst) else address
+            add("missing", target, f"{edge.rel} from {address} does not resolve")
+    for missing in view.missing:
+        add("missing", missing.address, missing.detail)
+    return gaps
+
+
+def _is_address(text: str) -> bool:
+    try:
+        parse_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _node_type(kind: str) -> str:
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "-" for c in kind)
+    return cleaned if cleaned[:1].isalpha() else _SAFE_TYPE
+
+
+def _one_line(text: str | None) -> str | None:
+    if text is None:
+        return None
+    flat = " ".join(text.split())
+    return flat or None

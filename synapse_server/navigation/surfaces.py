@@ -1,0 +1,132 @@
+"""The public JSON of a navigate turn: ``answer_surface`` v1, ``trace_surface`` v1, the outer verdict.
+
+Field for field as in the grounded-navigation spec. These models are the
+dashboard's display contract: they never carry source bodies, titles, paths,
+raw model output or verifier payloads. Every model forbids extra fields so a
+projection bug cannot smuggle data out.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Verdict = Literal["answer", "abstain", "failure"]
+Status = Literal["grounded", "measured", "inferred"]
+HaltedReason = Literal[
+    "answer",
+    "abstain",
+    "budget",
+    "hops",
+    "parse-fail",
+    "validation",
+    "answer-surface-invalid",
+    "timeout",
+    "native-crash",
+    "internal-error",
+]
+
+
+class _Surface(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AnswerCitation(_Surface):
+    address: str
+    claim_ids: list[str]
+    status: Status
+    outdated: bool
+
+
+class AnswerSurface(_Surface):
+    version: Literal[1] = 1
+    text: str
+    conclusion_claim_id: str
+    inference_form: str
+    status: Status
+    premise_claim_ids: list[str]
+    citations: list[AnswerCitation]
+    outdated: bool
+    disclosure: str | None
+
+
+class Flags(_Surface):
+    stale: bool = False
+    unresolved: bool = False
+    extrapolation: bool = False
+    contested: bool = False
+    outdated: bool = False
+
+
+class TraceClaim(_Surface):
+    id: str
+    text: str
+    inference_form: str
+    premise_claim_ids: list[str]
+    status: Status
+    flags: Flags
+    citation_addresses: list[str]
+
+
+class TraceCitation(_Surface):
+    address: str
+    claim_ids: list[str]
+    status: Status
+    flags: Flags
+
+
+class TraceAssertion(_Surface):
+    text: str
+    claim_id: str
+
+
+class TraceAbstention(_Surface):
+    reasons: list[str]
+    detail: str
+
+
+class Telemetry(_Surface):
+    hops: int
+    renavigations: int
+    parse_repairs: int
+    tokens_spent: int
+    loop_break: str
+
+
+class TraceSurface(_Surface):
+    version: Literal[1] = 1
+    verdict: Verdict
+    status: Status | None
+    conclusion_claim_id: str | None
+    claims: list[TraceClaim]
+    citations: list[TraceCitation]
+    assertions: list[TraceAssertion]
+    disclosures: list[str]
+    abstention: TraceAbstention | None
+    telemetry: Telemetry
+
+
+class ModelInfo(_Surface):
+    provider: str
+    id: str
+
+
+class NavigateResult(_Surface):
+    """The outer verdict of one navigate turn (the tool's and the CLI's JSON)."""
+
+    verdict: Verdict
+    status: Status | None
+    reasons: list[str]
+    halted_reason: HaltedReason
+    conclusion: str | None
+    outdated: bool
+    detail: str
+    answer_surface: AnswerSurface | None
+    trace_surface: TraceSurface | None
+    envelope: str
+    hops: int
+    renavigations: int
+    tokens_spent: int
+    loop_break: str
+    model: ModelInfo

@@ -1,0 +1,104 @@
+"""The turn's evidence in view: an immutable value the loop replaces, never mutates.
+
+Refs are assigned at admission and never reused, so ``n3`` keeps meaning the
+same node after ``n2`` is pruned. ``graph`` is every node the turn may reach
+(the substrate the adapters produced); ``order`` is what is admitted now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from adapters.base import Edge, Node
+from synapse_server.navigation.epistemics import NodeEpistemics
+
+
+@dataclass(frozen=True, slots=True)
+class MissingGap:
+    """An absent relation or source the envelope must show rather than drop."""
+
+    address: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    """Every reachable node and its edges, indexed both ways."""
+
+    nodes: Mapping[str, Node]
+    out_edges: Mapping[str, tuple[Edge, ...]]
+    in_edges: Mapping[str, tuple[Edge, ...]]
+
+    @classmethod
+    def build(cls, nodes: Mapping[str, Node]) -> Graph:
+        out: dict[str, list[Edge]] = {}
+        inc: dict[str, list[Edge]] = {}
+        for node in nodes.values():
+            for edge in node.edges:
+                out.setdefault(edge.src, []).append(edge)
+                inc.setdefault(edge.dst, []).append(edge)
+        return cls(
+            nodes,
+            {k: tuple(sorted(set(v), key=_edge_key)) for k, v in out.items()},
+            {k: tuple(sorted(set(v), key=_edge_key)) for k, v in inc.items()},
+        )
+
+    def neighbours(self, address: str) -> tuple[str, ...]:
+        """Addresses one edge away (either direction) that exist in the graph, deterministic order."""
+        found = {e.dst for e in self.out_edges.get(address, ())} | {e.src for e in self.in_edges.get(address, ())}
+        found.discard(address)
+        return tuple(sorted(a for a in found if a in self.nodes))
+
+    def dangling(self, address: str) -> tuple[Edge, ...]:
+        """Outgoing edges whose target does not exist: absent relations."""
+        return tuple(e for e in self.out_edges.get(address, ()) if e.dst not in self.nodes)
+
+
+def _edge_key(edge: Edge) -> tuple[str, str, str]:
+    return (edge.src, edge.rel, edge.dst)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    graph: Graph
+    epistemics: Mapping[str, NodeEpistemics]
+    refs: Mapping[str, str]  # address -> ref, every ref ever assigned this turn
+    order: tuple[str, ...]  # admitted addresses, in ref order
+    focus: tuple[str, ...] = ()
+    unelided: frozenset[str] = frozenset()
+    missing: tuple[MissingGap, ...] = ()
+    depth: int = 0  # breadth-first depth reached so far (pre-loop hops + in-loop expansions)
+
+    def ref_of(self, address: str) -> str:
+        return self.refs[address]
+
+    def address_of(self, ref: str) -> str | None:
+        for address, known in self.refs.items():
+            if known == ref and address in self.order:
+                return address
+        return None
+
+    def admitted(self, address: str) -> bool:
+        return address in self.order
+
+    def admit(self, addresses: list[str]) -> View:
+        """Admit new addresses (in the given order) with fresh refs."""
+        refs = dict(self.refs)
+        order = list(self.order)
+        next_n = len(refs) + 1
+        for address in addresses:
+            if address in order:
+                continue
+            if address not in refs:
+                refs[address] = f"n{next_n}"
+                next_n += 1
+            order.append(address)
+        return replace(self, refs=refs, order=tuple(order))
+
+    def prune(self, address: str) -> View:
+        return replace(
+            self,
+            order=tuple(a for a in self.order if a != address),
+            focus=tuple(a for a in self.focus if a != address),
+        )

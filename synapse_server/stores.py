@@ -1,0 +1,104 @@
+"""Every store of a workspace loaded once: nodes by address, diagnostics, resolvers, the index.
+
+The stores always hold every local and federated zettelkasten project; a
+call's project scope is a filter applied on top (``[]`` = memory only), so two
+calls with different scopes share one index and one cache instead of
+rebuilding each other's. An adapter that raises becomes a :class:`SourceFailure`
+that navigation shows as a gap, never a failed call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from adapters.base import Diagnostic, Family, LoadResult, Node
+from adapters.code import CodeAdapter
+from adapters.memory import MemoryAdapter
+from adapters.resolvers import Resolvers, workspace_resolvers
+from adapters.runs import RunsAdapter
+from adapters.zettelkasten import ZettelkastenAdapter
+from synapse_server.config import Workspace
+
+if TYPE_CHECKING:
+    from adapters.index import HybridIndex
+    from adapters.index.embedder import TextEncoder
+
+log = logging.getLogger(__name__)
+
+FAMILIES: tuple[Family, ...] = ("memory", "zk", "code", "data")
+STORE_OF_FAMILY: Mapping[str, str] = {"memory": "mem", "zk": "zk", "code": "repo", "data": "data"}
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFailure:
+    """An adapter that could not load at all; ``address`` is a wildcard for its store."""
+
+    family: Family
+    address: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Stores:
+    workspace: Workspace
+    nodes: Mapping[str, Node]
+    diagnostics: tuple[Diagnostic, ...]
+    failures: tuple[SourceFailure, ...]
+    resolvers: Resolvers
+
+    @classmethod
+    def load(cls, workspace: Workspace, families: Iterable[Family] = FAMILIES) -> Stores:
+        wanted = set(families)
+        loaders: list[tuple[Family, str, Callable[[], LoadResult]]] = []
+        if "memory" in wanted:
+            memory = MemoryAdapter(workspace.memory_dir, workspace.root, workspace.code_name)
+            loaders.append(("memory", "mem:tree:*", memory.load))
+        if "zk" in wanted:
+            zk = ZettelkastenAdapter(
+                workspace.zettelkasten_dir, None, workspace.federation_dirs, workspace.root, workspace.code_name
+            )
+            loaders.append(("zk", "zk:all:*", zk.load))
+        if "code" in wanted:
+            code = CodeAdapter(workspace.code_dir, workspace.code_name)
+            loaders.append(("code", f"repo:{workspace.code_name}:*", code.load))
+        if "data" in wanted:
+            runs = RunsAdapter(workspace.runs_dir, workspace.root)
+            loaders.append(("data", "data:runs:*", runs.load))
+        nodes: dict[str, Node] = {}
+        diagnostics: list[Diagnostic] = []
+        failures: list[SourceFailure] = []
+        for family, wildcard, load in loaders:
+            try:
+                result = load()
+            except Exception as exc:  # an adapter bug or I/O it cannot survive: a gap, not a failed turn
+                log.exception("%s adapter failed", family)
+                failures.append(SourceFailure(family, wildcard, f"{family} store failed to load: {type(exc).__name__}"))
+                continue
+            diagnostics.extend(result.diagnostics)
+            for node in result.nodes:
+                nodes.setdefault(node.address, node)
+        ordered = {a: nodes[a] for a in sorted(nodes)}
+        repo = workspace.code_dir if (workspace.code_dir / ".git").exists() else None
+        resolvers = workspace_resolvers(workspace.root, repo, ordered.values())
+        return cls(workspace, ordered, tuple(diagnostics), tuple(failures), resolvers)
+
+    def in_scope(self, node: Node, projects: list[str]) -> bool:
+        """Memory, code and data are always in scope; a zk node only if its project is scoped."""
+        if node.family != "zk":
+            return True
+        return node.address.split(":", 2)[1] in projects
+
+    def scoped(self, projects: list[str]) -> dict[str, Node]:
+        return {a: n for a, n in self.nodes.items() if self.in_scope(n, projects)}
+
+    def open_index(self, embedder: TextEncoder, cache_dir: Path | None = None) -> HybridIndex:
+        """Open the derived index under the cache dir and bring it up to date (content-hash keyed)."""
+        from adapters.index import HybridIndex, IndexDoc
+
+        index = HybridIndex.open(cache_dir or self.workspace.cache_dir, embedder)
+        index.sync(IndexDoc.from_node(n) for n in self.nodes.values())
+        return index
