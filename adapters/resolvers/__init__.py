@@ -1,0 +1,91 @@
+"""Tether resolvers: deterministic checks that turn a tether into a :class:`TetherCheck`.
+
+One resolver per :class:`TetherKind`, each a plain object with
+``check(tether) -> TetherCheck`` built from the data it needs. A
+:class:`Resolvers` table holds one per kind, so the navigation engine can be
+handed a different set in tests; :func:`workspace_resolvers` builds the real
+set for a workspace from its loaded nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from adapters.base import Node, Tether, TetherCheck, TetherKind
+from adapters.resolvers.citation import CitationResolver, SourceRecord, normalise_quote, source_records
+from adapters.resolvers.content_hash import ContentHashResolver, sha256_file
+from adapters.resolvers.git_pin import GitLookup, GitPinResolver, GitRepoLookup
+from adapters.resolvers.run import SEVERITY, RunResolver, worst
+
+__all__ = [
+    "SEVERITY",
+    "CitationResolver",
+    "ContentHashResolver",
+    "GitLookup",
+    "GitPinResolver",
+    "GitRepoLookup",
+    "Resolvers",
+    "RunResolver",
+    "SourceRecord",
+    "TetherResolver",
+    "normalise_quote",
+    "resolve",
+    "run_hashes",
+    "sha256_file",
+    "source_records",
+    "workspace_resolvers",
+    "worst",
+]
+
+
+class TetherResolver(Protocol):
+    """Anything that can check one kind of tether."""
+
+    def check(self, tether: Tether) -> TetherCheck: ...
+
+
+@dataclass(frozen=True)
+class Resolvers:
+    """The resolver for each tether kind; a kind without one is ``unverifiable``."""
+
+    by_kind: Mapping[TetherKind, TetherResolver] = field(default_factory=dict)
+
+    def resolve(self, tether: Tether) -> TetherCheck:
+        resolver = self.by_kind.get(tether.kind)
+        if resolver is None:
+            return TetherCheck(tether, "unverifiable", f"no resolver for {tether.kind.value} tethers")
+        return resolver.check(tether)
+
+
+def resolve(tether: Tether, resolvers: Resolvers) -> TetherCheck:
+    """Check one tether with the injected resolver set."""
+    return resolvers.resolve(tether)
+
+
+def run_hashes(nodes: Iterable[Node]) -> dict[str, tuple[Tether, ...]]:
+    """Run id -> the content-hash tethers of its inputs and outputs, from the runs store's nodes."""
+    table: dict[str, tuple[Tether, ...]] = {}
+    for node in nodes:
+        if node.family == "data" and node.type == "run":
+            ident = str(node.meta.get("id", node.address.rsplit(":", 1)[-1]))
+            table[ident] = tuple(t for t in node.tethers if t.kind is TetherKind.CONTENT_HASH)
+    return table
+
+
+def workspace_resolvers(workspace_root: Path, repo_path: Path | None, nodes: Iterable[Node]) -> Resolvers:
+    """The real resolvers for a workspace: git pins against ``repo_path``, hashes against the disk,
+    runs and citations against the run and source nodes among ``nodes``."""
+    loaded = list(nodes)
+    content = ContentHashResolver(workspace_root)
+    git = GitPinResolver(GitRepoLookup(repo_path) if repo_path is not None else None)
+    return Resolvers(
+        {
+            TetherKind.GIT_PIN: git,
+            TetherKind.CONTENT_HASH: content,
+            TetherKind.RUN: RunResolver(run_hashes(loaded), content),
+            TetherKind.CITATION: CitationResolver(source_records(loaded, workspace_root)),
+        }
+    )
