@@ -17,7 +17,7 @@ from typing import Any
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
 from adapters.frontmatter import Record, StoreFileError, parse_front_matter, read_text
 from adapters.ids import BadAddress, check_address, check_id, make_address
-from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside
+from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside, under
 
 MEMORY_KINDS = frozenset(
     {"root", "plan", "phase", "decision", "experiment", "checkpoint", "anti-pattern", "note", "annotation"}
@@ -60,7 +60,7 @@ class MemoryAdapter:
     family: Family = "memory"
 
     def __init__(self, memory_dir: Path, workspace_root: Path, code_name: str) -> None:
-        self.memory_dir = memory_dir
+        self.memory_dir = under(workspace_root, memory_dir)
         self.workspace_root = workspace_root
         self.code_name = code_name
 

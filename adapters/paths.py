@@ -41,6 +41,11 @@ def resolve_inside(root: Path, candidate: str | Path) -> Path:
     return target
 
 
+def under(workspace_root: Path, path: Path) -> Path:
+    """``path`` itself when absolute, else joined to the workspace root (config paths are workspace-relative)."""
+    return path if path.is_absolute() else workspace_root / path
+
+
 def check_relative(text: str) -> str:
     """Normalise a store-written relative path to POSIX form; refuse absolute paths and ``..``.
 

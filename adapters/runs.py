@@ -20,7 +20,7 @@ import yaml
 from adapters.base import Diagnostic, Family, LoadResult, Node, Tether, TetherKind
 from adapters.frontmatter import Record, StoreFileError, parse_yaml_record, read_text
 from adapters.ids import BadAddress, check_id, make_address
-from adapters.paths import PathEscape, check_relative, display_path, list_store_dirs, resolve_inside
+from adapters.paths import PathEscape, check_relative, display_path, list_store_dirs, resolve_inside, under
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _COMMIT = re.compile(r"[0-9a-f]{4,40}")
@@ -32,7 +32,7 @@ class RunsAdapter:
     family: Family = "data"
 
     def __init__(self, runs_dir: Path, workspace_root: Path) -> None:
-        self.runs_dir = runs_dir
+        self.runs_dir = under(workspace_root, runs_dir)
         self.workspace_root = workspace_root
 
     def load(self) -> LoadResult:

@@ -22,7 +22,15 @@ from typing import Any
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
 from adapters.frontmatter import Record, StoreFileError, parse_front_matter, read_text
 from adapters.ids import BadAddress, check_address, check_id, make_address
-from adapters.paths import PathEscape, check_relative, display_path, list_store_dirs, list_store_files, resolve_inside
+from adapters.paths import (
+    PathEscape,
+    check_relative,
+    display_path,
+    list_store_dirs,
+    list_store_files,
+    resolve_inside,
+    under,
+)
 from adapters.zk_debate import DebateMap, load_debate
 from adapters.zk_sources import read_source
 
@@ -65,9 +73,9 @@ class ZettelkastenAdapter:
         workspace_root: Path,
         code_name: str | None = None,
     ) -> None:
-        self.zk_root = zk_root
+        self.zk_root = under(workspace_root, zk_root)
         self.projects = projects
-        self.federation = dict(federation)
+        self.federation = {alias: under(workspace_root, root) for alias, root in federation.items()}
         self.workspace_root = workspace_root
         self.code_name = code_name
 

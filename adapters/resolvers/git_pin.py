@@ -71,7 +71,10 @@ class GitRepoLookup:
     def blob(self, commit: str, path: str) -> str | None:
         if commit not in self._trees:
             repo = self._open()
-            entries = tree_entries(repo, commit) if repo is not None else []
+            try:
+                entries = tree_entries(repo, commit) if repo is not None else []
+            except git.GitCommandError:  # not a commit of this repository
+                entries = []
             self._trees[commit] = {entry.path: entry.blob for entry in entries}
         return self._trees[commit].get(path)
 

@@ -208,3 +208,9 @@ def test_a_missing_memory_tree_is_an_empty_store_with_an_info_diagnostic(tmp_pat
     result = MemoryAdapter(tmp_path / ".memory", tmp_path, "demo").load()
     assert result.nodes == ()
     assert [(d.code, d.severity) for d in result.diagnostics] == [("missing-store", "info")]
+
+
+def test_a_relative_memory_directory_is_taken_from_the_workspace_root(tmp_path: Path) -> None:
+    root = _store(tmp_path)
+    result = MemoryAdapter(Path(".memory"), root, "demo").load()
+    assert len(result.nodes) == 3

@@ -287,3 +287,12 @@ def test_an_id_that_yaml_would_read_as_a_number_keeps_its_digits(tmp_path: Path)
 def test_zk_nodes_are_sorted_by_address(tmp_path: Path) -> None:
     addresses = list(_nodes(_adapter(_workspace(tmp_path), federation={"lab": _lab(tmp_path)})))
     assert addresses == sorted(addresses)
+
+
+def test_relative_roots_and_federation_paths_are_taken_from_the_workspace_root(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    _lab(tmp_path)
+    adapter = ZettelkastenAdapter(Path(".zettelkasten"), None, {"lab": Path("../lab/.zettelkasten")}, root, "demo")
+    nodes = _nodes(adapter)
+    assert "zk:lab.research:lab-note" in nodes
+    assert "zk:research:paper-17" in nodes
