@@ -69,14 +69,17 @@ def _call_arguments(inner: str, number: int, start: int) -> tuple[list[tuple[str
     """Split ``inner`` into positional refs (with columns) and keyword pairs, separated by exactly ', '."""
     args: list[tuple[str, int]] = []
     kwargs: list[tuple[str, str]] = []
+    keys: set[str] = set()
+    refs: set[str] = set()
     i = 0
     while i < len(inner):
         column = start + i
         key = _KWARG.match(inner, i)
         if key is not None:
-            if any(name == key.group(1) for name, _ in kwargs):
+            if key.group(1) in keys:
                 raise fail("action.kwarg", f"keyword {key.group(1)!r} given twice", number, column)
             value, i = _kwarg_value(inner, key.end(), number, start)
+            keys.add(key.group(1))
             kwargs.append((key.group(1), value))
         else:
             if kwargs:
@@ -86,8 +89,9 @@ def _call_arguments(inner: str, number: int, start: int) -> tuple[list[tuple[str
             if inner.startswith('"', i) or not inner[i:end]:
                 raise fail("action.syntax", "a positional argument is a bare ref", number, column)
             check_ref(inner[i:end], number, column)
-            if any(ref == inner[i:end] for ref, _ in args):
+            if inner[i:end] in refs:
                 raise fail("action.duplicate_ref", f"ref {inner[i:end]!r} given twice", number, column)
+            refs.add(inner[i:end])
             args.append((inner[i:end], column))
             i = end
         if i < len(inner):
@@ -279,6 +283,7 @@ def _clauses(tokens: list[_Token], number: int) -> tuple[list[str], list[str], l
 def _list(tokens: list[_Token], i: int, number: int) -> tuple[list[tuple[str, int]], int]:
     """A ``, ``-separated list: every item but the last ends with ','; returns items and the next index."""
     items: list[tuple[str, int]] = []
+    seen: set[str] = set()
     while True:
         if i >= len(tokens) or tokens[i].quoted or tokens[i].text in _CLAUSES:
             column = tokens[i].column if i < len(tokens) else tokens[i - 1].column
@@ -288,8 +293,9 @@ def _list(tokens: list[_Token], i: int, number: int) -> tuple[list[tuple[str, in
         item = token.text[:-1] if more else token.text
         if not item or "," in item:
             raise fail("claim.syntax", "list items are separated by exactly ', '", number, token.column)
-        if any(item == seen for seen, _ in items):
+        if item in seen:
             raise fail("claim.duplicate_ref", f"{item!r} is listed twice", number, token.column)
+        seen.add(item)
         items.append((item, token.column))
         i += 1
         if not more:

@@ -86,6 +86,7 @@ def _unknown(kind: str, where: str) -> str:
 def _answer_block(lines: list[Line], version: int, end_line: int) -> tuple[Answer, list[Line]]:
     """Claims, then (v2) one prose line and one or more cites, then ``conclude``; returns the rest."""
     claims: list[ParsedClaim] = []
+    claim_ids: set[str] = set()
     prose: tuple[str, int, int] | None = None
     cites: list[CiteLine] = []
     for index, (number, line) in enumerate(lines):
@@ -98,8 +99,9 @@ def _answer_block(lines: list[Line], version: int, end_line: int) -> tuple[Answe
             if prose is not None:
                 raise fail("answer.order", "claim lines come before the prose line", number, 1)
             parsed = parse_claim(line, number)
-            if any(seen.claim.id == parsed.claim.id for seen in claims):
+            if parsed.claim.id in claim_ids:
                 raise fail("claim.duplicate_id", f"claim id {parsed.claim.id} is used twice", number, 7)
+            claim_ids.add(parsed.claim.id)
             claims.append(parsed)
         elif kind == "prose":
             if prose is not None:

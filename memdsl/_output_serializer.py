@@ -32,8 +32,12 @@ from memdsl.errors import fail
 
 
 def serialize(value: Output) -> str:
-    """The canonical text of ``value``; raises ``MemDSLParseError`` for a value it cannot write faithfully."""
-    _expect(value, Output, "an OUTPUT value")
+    """The canonical text of ``value``; ``MemDSLParseError`` for a value it cannot write faithfully.
+
+    A non-``Output`` argument is a ``TypeError``, as in the other directions.
+    """
+    if not isinstance(value, Output):
+        raise TypeError(f"serialize_output takes an Output, not {type(value).__name__}")
     if value.version not in (1, 2) or isinstance(value.version, bool):
         raise fail("output.version", f"OUTPUT version {value.version!r} does not exist (1 or 2)")
     lines = [f"@memdsl.out/{value.version}"]

@@ -98,7 +98,11 @@ def test_a_value_that_cannot_be_written_faithfully_is_refused_with_its_code(valu
 def test_lists_where_tuples_belong_are_refused() -> None:
     assert refusal(Output(2, [ActionCall("expand", ("n1",))], Abstention("stale", "x"))) == "value.type"  # type: ignore[arg-type]
     assert refusal(answer_output(claim(cites=["n1"]))) == "value.type"
-    assert refusal("@memdsl.out/2\n") == "value.type"
+
+
+def test_serializing_something_that_is_not_an_output_is_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        serialize_output("@memdsl.out/2\n")  # type: ignore[arg-type]
 
 
 def test_a_refusal_points_at_the_line_the_field_would_occupy() -> None:
