@@ -109,7 +109,7 @@ class ZettelkastenAdapter:
                 diagnostics.append(Diagnostic(ref.path, ref.line, "dangling-ref", message, "warning", ref.field))
         for debate in debates:
             diagnostics.extend(debate.diagnostics)
-            _apply_debate(debate, nodes, diagnostics)
+            _apply_debate(debate, nodes, loaded, diagnostics)
         return LoadResult(tuple(nodes[key] for key in sorted(nodes)), tuple(diagnostics))
 
     def load_debates(self) -> dict[str, DebateMap]:
@@ -185,12 +185,13 @@ class ZettelkastenAdapter:
             shown = display_path(path, self.workspace_root)
             try:
                 doc = parse_front_matter(read_text(path, shown), shown)
-                node = _note_node(doc.record, doc.body, doc.body_line, path.stem, project.key, self.code_name, refs)
+                node, made = _note_node(doc.record, doc.body, doc.body_line, path.stem, project.key, self.code_name)
             except StoreFileError as exc:
                 diags.append(exc.diagnostic)
                 continue
             diags.extend(doc.record.warnings)
-            _admit(node, nodes, diags)
+            if _admit(node, nodes, diags):
+                refs.extend(made)
         for path in sources:
             try:
                 node, warnings = read_source(path, project.key, project.containment, self.workspace_root)
@@ -201,18 +202,22 @@ class ZettelkastenAdapter:
             _admit(node, nodes, diags)
 
 
-def _admit(node: Node, nodes: dict[str, Node], diags: list[Diagnostic]) -> None:
+def _admit(node: Node, nodes: dict[str, Node], diags: list[Diagnostic]) -> bool:
+    """Keep the first node for an address; a later one is a ``duplicate-id`` error."""
     first = nodes.get(node.address)
     if first is None:
         nodes[node.address] = node
-        return
+        return True
     message = f"{node.type} id {node.meta['id']!r} is already used by {first.path}"
     diags.append(Diagnostic(node.path or "", 1, "duplicate-id", message, "error", "id"))
+    return False
 
 
 def _note_node(
-    rec: Record, body: str, body_line: int, stem: str, project: str, code_name: str | None, refs: list[_Ref]
-) -> Node:
+    rec: Record, body: str, body_line: int, stem: str, project: str, code_name: str | None
+) -> tuple[Node, list[_Ref]]:
+    """The note's node plus the in-store references it makes (checked for dangling targets later)."""
+    refs: list[_Ref] = []
     ident = rec.text("id", required=True) or ""
     try:
         address = make_address("zk", project, check_id(ident))
@@ -266,7 +271,7 @@ def _note_node(
         contested=False,
         body_line=body_line,
     )
-    return Node(
+    node = Node(
         address=address,
         type=kind or "note",
         title=title or ident,
@@ -279,6 +284,7 @@ def _note_node(
         path=rec.path,
         line=1,
     )
+    return node, refs
 
 
 def _zk_target(item: Record, key: str, project: str) -> tuple[str, str]:
@@ -302,11 +308,13 @@ def _file(rec: Record, text: str) -> str:
         raise rec.error("files", "bad-field", str(exc)) from None
 
 
-def _apply_debate(debate: DebateMap, nodes: dict[str, Node], diags: list[Diagnostic]) -> None:
+def _apply_debate(debate: DebateMap, nodes: dict[str, Node], loaded: set[str], diags: list[Diagnostic]) -> None:
     """Mark each listed claim ``contested`` and link it to its counter-evidence."""
     for entry in debate.contested:
         node = nodes.get(entry.claim)
         if node is None:
+            if entry.claim.split(":")[1] not in loaded:
+                continue  # a claim of a project outside this scope
             message = f"contested claim {entry.claim} is not in the zettelkasten"
             diags.append(Diagnostic(debate.path or "", entry.line, "dangling-ref", message, "warning", "claim"))
             continue

@@ -296,3 +296,23 @@ def test_relative_roots_and_federation_paths_are_taken_from_the_workspace_root(t
     nodes = _nodes(adapter)
     assert "zk:lab.research:lab-note" in nodes
     assert "zk:research:paper-17" in nodes
+
+
+def test_a_debate_entry_for_an_unknown_claim_is_a_dangling_ref_warning(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    write(
+        root, ".zettelkasten/research/debate.yaml", "contested:\n  - claim: ghost\n    notes: [20260801-1000-counter]\n"
+    )
+    result = _adapter(root).load()
+    assert [(d.code, d.line, d.severity) for d in result.diagnostics] == [("dangling-ref", 2, "warning")]
+
+
+def test_a_second_note_with_the_same_id_is_a_duplicate_and_makes_no_references(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    copy = "id: 20260701-0900-finding\ntype: finding\ntitle: Copy\nlinks: [{to: missing-note, rel: related}]"
+    write(root, ".zettelkasten/research/notes/zz-copy.md", front_matter(copy))
+    result = _adapter(root).load()
+    assert {node.address: node for node in result.nodes}[
+        "zk:research:20260701-0900-finding"
+    ].title == "Costs ate the edge"
+    assert [d.code for d in result.diagnostics] == ["duplicate-id"]
