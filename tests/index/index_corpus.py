@@ -8,6 +8,7 @@ bare decision id (only keywords can).
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -166,3 +167,38 @@ class CountingEncoder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         self.texts.extend(texts)
         return self.inner.encode(texts)
+
+
+class HashEncoder:
+    """A deterministic bag-of-words encoder for tests that need many processes but no model (64-d, unit length).
+
+    It stands in for the third-party model only; ``zlib.crc32`` (not ``hash``) keeps vectors identical across
+    processes.
+    """
+
+    model_id = "test/hash-bag-of-words"
+    dimension = 64
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i, zlib.crc32(word.encode("utf-8")) % self.dimension] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-9)
+
+
+def generated_docs(n: int, salt: str = "") -> list[IndexDoc]:
+    """``n`` distinct docs, each findable by its own keyword ``uniq<i>``."""
+    words = ("costs", "momentum", "backtest", "sharpe", "turnover", "volatility", "carry", "value")
+    return [
+        IndexDoc(
+            f"mem:tree:gen-{i:05d}",
+            "memory",
+            None,
+            "note",
+            f"Generated note {i}",
+            f"uniq{i} {words[i % len(words)]} {words[(i * 3) % len(words)]} {salt}",
+        )
+        for i in range(n)
+    ]

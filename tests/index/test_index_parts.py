@@ -1,0 +1,100 @@
+"""The index's parts on their own: import cost, the embedder protocol, query sanitising, fusion and top-k ties."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from adapters.base import Node
+from adapters.index import DEFAULT_MODEL_ID, ChannelHit, Embedder, IndexDoc
+from adapters.index.fusion import RRF_K, rrf
+from adapters.index.lexical import MAX_TERMS, query_terms
+from adapters.index.semantic import VectorMatrix
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_importing_the_index_loads_neither_torch_nor_sentence_transformers() -> None:
+    code = (
+        "import sys, adapters.index; e = adapters.index.Embedder(); e.dimension;"
+        " print(sorted({'torch', 'sentence_transformers', 'transformers'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_embedder_speaks_the_kglite_protocol(embedder: Embedder) -> None:
+    assert embedder.model_id == DEFAULT_MODEL_ID and embedder.dimension == 384
+    rows = embedder.embed(["Higher costs reduce net returns.", "Momentum crashes after rebounds."])
+    assert len(rows) == 2 and all(len(r) == 384 and isinstance(r[0], float) for r in rows)
+
+
+def test_encode_returns_unit_float32_rows_and_meaning_shows_in_cosine(embedder: Embedder) -> None:
+    vectors = embedder.encode(["The cat sits on the mat", "A feline rests on a rug", "Quarterly revenue rose 4%"])
+    assert vectors.dtype == np.float32 and vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3
+    assert embedder.encode([]).shape == (0, 384)
+
+
+def test_an_unloaded_embedder_loads_lazily_on_first_use_and_unload_releases_it() -> None:
+    model = Embedder()
+    assert not model.is_loaded
+    model.encode(["lazy"])
+    assert model.is_loaded
+    model.unload(cooldown=300.0)  # a timed release keeps the model until it has been idle that long
+    assert model.is_loaded
+    model.unload()
+    assert not model.is_loaded
+
+
+def test_a_configured_model_directory_gets_a_distinct_model_id(tmp_path: Path) -> None:
+    model = Embedder(tmp_path / "my-model", dimension=384)
+    assert model.model_id != DEFAULT_MODEL_ID and model.model_id.startswith("path:")
+    assert not model.is_loaded
+
+
+def test_query_terms_quote_every_chunk_and_drop_stopwords() -> None:
+    assert query_terms('What is the "cost" NEAR(model) -x* AND \x00') == ['"""cost"""', '"NEAR(model)"', '"-x*"']
+    assert query_terms("the and of") == []
+    assert len(query_terms(" ".join(f"w{i}" for i in range(500)))) == MAX_TERMS
+
+
+def test_doc_from_node_takes_the_zk_project_and_searchable_tags() -> None:
+    node = Node(
+        address="zk:lab.research:20260706-1832-claim",
+        type="claim",
+        title="Higher costs reduce net returns",
+        body="Body.",
+        family="zk",
+        meta={"tags": ["costs", "backtest"]},
+    )
+    doc = IndexDoc.from_node(node)
+    assert (doc.project, doc.type, doc.family) == ("lab.research", "claim", "zk")
+    assert doc.text.endswith("tags: costs backtest")
+
+
+def test_rrf_adds_reciprocal_ranks_and_breaks_ties_by_address() -> None:
+    lexical = [ChannelHit("b", 1, -3.0), ChannelHit("a", 3, -1.0), ChannelHit("c", 2, -2.0)]
+    semantic = [ChannelHit("a", 1, 0.9), ChannelHit("b", 3, 0.5), ChannelHit("d", 2, 0.7)]
+    fused = rrf({"lexical": lexical, "semantic": semantic})
+    assert [f.address for f in fused] == ["a", "b", "c", "d"]
+    assert fused[0].score == pytest.approx(1 / (RRF_K + 1) + 1 / (RRF_K + 3))
+    assert fused[0].score == fused[1].score
+    assert fused[2].semantic is None and fused[3].lexical is None
+
+
+def test_top_k_breaks_similarity_ties_by_address_and_honours_the_mask() -> None:
+    vectors = np.array([[1, 0], [1, 0], [0, 1], [1, 0]], dtype=np.float32)
+    matrix = VectorMatrix(
+        ["a", "b", "c", "d"], vectors, ["memory", "zk", "memory", "zk"], [None, "p", None, "q"], ["note"] * 4
+    )
+    query = np.array([1, 0], dtype=np.float32)
+    assert [h.address for h in matrix.top(query, 2)] == ["a", "b"]
+    assert [h.address for h in matrix.top(query, 10)] == ["a", "b", "d", "c"]
+    assert [h.address for h in matrix.top(query, 2, matrix.mask(projects=["q"]))] == ["a", "d"]
+    assert [h.address for h in matrix.top(query, 5, matrix.mask(families=["zk"], projects=["p"]))] == ["b"]
