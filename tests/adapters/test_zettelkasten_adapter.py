@@ -315,4 +315,4 @@ def test_a_second_note_with_the_same_id_is_a_duplicate_and_makes_no_references(t
     assert {node.address: node for node in result.nodes}[
         "zk:research:20260701-0900-finding"
     ].title == "Costs ate the edge"
-    assert [d.code for d in result.diagnostics] == ["duplicate-id"]
+    assert [d.code for d in result.diagnostics] == ["id-mismatch", "duplicate-id"]
