@@ -73,6 +73,8 @@ def check_ref(ref: str, line_no: int, column: int) -> None:
         parse_address(ref, line_no, column)
     except MemDSLParseError as exc:
         raise fail("ref.syntax", f"address {ref!r} does not parse: {exc.message}", exc.line, exc.column) from None
+    except ValueError:  # int() refuses a span of more than 4300 digits; that is still just a bad ref
+        raise fail("ref.syntax", "address span offsets are too large", line_no, column) from None
 
 
 def check_claim_id(claim_id: str, line_no: int, column: int) -> None:
