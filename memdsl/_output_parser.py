@@ -46,7 +46,7 @@ def parse(text: str) -> Output:
             _nothing_after(lines[index + 1 :])
             return Output(envelope.version, tuple(actions), abstention)
         else:
-            raise fail("line.unknown", _unknown(kind, "before the terminal"), number, 1)
+            raise fail("line.unknown", _unknown(kind), number, 1)
     raise fail("terminal.missing", "an OUTPUT ends with one @answer block or one @abstain line", end_line, 1)
 
 
@@ -77,10 +77,10 @@ def classify(line: str, number: int) -> str:
     return "unknown"
 
 
-def _unknown(kind: str, where: str) -> str:
+def _unknown(kind: str) -> str:
     if kind in ANSWER_KEYWORDS:
         return f"a {kind} line belongs inside an @answer block"
-    return f"not an OUTPUT line {where} (expected an action call, @answer or @abstain)"
+    return "not an OUTPUT line before the terminal (expected an action call, @answer or @abstain)"
 
 
 def _answer_block(lines: list[Line], version: int, end_line: int) -> tuple[Answer, list[Line]]:
