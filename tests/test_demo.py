@@ -98,7 +98,6 @@ _EXPECTED_STATES = {
     "stale": {"stale"},
     "refuted": {"failed"},
     "unresolved": {"unresolved"},
-    "contested": {"ok"},
 }
 
 
@@ -118,8 +117,6 @@ def test_each_question_evidence_sentence_lives_in_its_node_with_the_stated_tethe
         assert worst == _EXPECTED_STATES[case["kind"]], (case["id"], states)
         if case["kind"] == "measured":
             assert {t.kind for t in node.tethers} == {TetherKind.RUN}, case["id"]
-        if case["kind"] == "contested":
-            assert node.meta["contested"] is True
         for alternate in case.get("alternates", []):
             other = nodes[alternate["address"]]
             assert alternate["sentence"] in other.body
