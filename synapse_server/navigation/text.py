@@ -1,0 +1,269 @@
+"""Markdown as text, and the word sequence that "verbatim" compares.
+
+Bodies are Markdown, but list markers, heading marks, blockquote marks,
+emphasis, inline-code backticks, table pipes, link and image syntax, footnote
+markers, HTML tags and fences are formatting, not words. :func:`markdown_blocks`
+removes them while remembering where every kept character came from, so atomic
+units can point back into the original body; :func:`normalise_words` then
+reduces text to the tokens that the restatement rule compares.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from synapse_server.navigation.numbers import NUMERAL
+
+__all__ = ["PlainBlock", "markdown_blocks", "normalise_words", "plain_text", "plain_words"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlainBlock:
+    """One Markdown block (paragraph, list item, heading, table row, code line) with its formatting removed.
+
+    ``offsets[i]`` is the index in the source of ``text[i]``; a soft line
+    break or a table pipe becomes a space that points at the break or pipe.
+    """
+
+    text: str
+    offsets: tuple[int, ...]
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_RULE = re.compile(r"^ {0,3}(?:([-*_])(?:[ \t]*\1){2,}|=+)[ \t]*$")
+_TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$")
+_QUOTE = re.compile(r"^(?: {0,3}>[ \t]?)+")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
+_HEADING_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
+_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[[ xX]\][ \t]+)?")
+_LINK = re.compile(
+    r"!?\[((?:[^\[\]\\]|\\.)*)\]"
+    r"(?:\([ \t]*(?:<[^>]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:[ \t]+(?:\"[^\"]*\"|'[^']*'))?[ \t]*\)|\[[^\]]*\])"
+)
+_FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+)>")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+Chars = list[tuple[str, int]]
+
+
+def markdown_blocks(markdown: str) -> tuple[PlainBlock, ...]:
+    """Split Markdown into blocks and strip its formatting, keeping source offsets."""
+    lines = _lines(markdown)
+    separators = {index for index, (_, line) in enumerate(lines) if _TABLE_SEPARATOR.match(line)}
+    blocks: list[PlainBlock] = []
+    current: Chars | None = None
+    fence: str | None = None
+    in_table = False
+
+    def flush() -> None:
+        nonlocal current
+        if current is not None:
+            blocks.extend(_block(current))
+        current = None
+
+    for index, (base, line) in enumerate(lines):
+        if fence is not None:
+            flush()
+            if line.strip().startswith(fence):
+                fence = None
+            else:
+                blocks.extend(_block([(char, base + offset) for offset, char in enumerate(line)]))
+            continue
+        if fence_match := _FENCE.match(line):
+            flush()
+            fence = fence_match.group(1)
+            continue
+        if not line.strip() or index in separators or _RULE.match(line):
+            flush()
+            in_table = index in separators
+            continue
+        quote = _QUOTE.match(line)
+        skip = quote.end() if quote else 0
+        rest = line[skip:]
+        if "|" in rest and (in_table or index + 1 in separators or rest.lstrip().startswith("|")):
+            flush()
+            blocks.extend(_block(_table_row(rest, base + skip)))
+            continue
+        in_table = False
+        if heading := _HEADING.match(rest):
+            flush()
+            content = rest[heading.end() :]
+            closing = _HEADING_CLOSE.search(content)
+            blocks.extend(
+                _block(_inline(content[: closing.start()] if closing else content, base + skip + heading.end()))
+            )
+            continue
+        if item := _ITEM.match(rest):
+            flush()
+            current = _inline(rest[item.end() :], base + skip + item.end())
+            continue
+        if current is None:
+            current = []
+        else:
+            current.append((" ", base - 1))
+        current.extend(_inline(rest, base + skip))
+    flush()
+    return tuple(blocks)
+
+
+def plain_text(markdown: str) -> str:
+    """The words of ``markdown`` without its formatting, one block per line."""
+    return "\n".join(block.text for block in markdown_blocks(markdown))
+
+
+_WORD_TOKEN = re.compile(
+    r"(?P<number>(?:(?<![\w.])[-+\u2212\u2013\u00b1])?(?<![\w.])" + NUMERAL + r")"
+    r"|(?P<word>[^\W\d_][^\W_]*(?:['\u2019][^\W\d_]+)*)"
+    r"|(?P<digits>\d+)"
+    r"|(?P<symbol>[%$€£¥‰×])"
+)
+
+
+def normalise_words(text: str) -> tuple[str, ...]:
+    """Case-folded word tokens of ``text`` with formatting, punctuation and whitespace removed.
+
+    Numbers stay atomic and signed (``-5``, ``1.4``; ``1,200`` becomes ``1200``,
+    a ``+`` sign is dropped); a number always ends its token, so ``5bps`` and
+    ``5 bps`` both read ``5 bps``. Currency and percent symbols are tokens of
+    their own because they carry meaning. Apostrophes inside a word vanish
+    (``don't`` -> ``dont``) and other punctuation separates words, so
+    ``state-of-the-art`` equals ``state of the art``; whitespace between two
+    letters still separates words (``net income`` is not ``netincome``).
+    """
+    return plain_words(" ".join(block.text for block in markdown_blocks(text)))
+
+
+def plain_words(plain: str) -> tuple[str, ...]:
+    """:func:`normalise_words` for text that is already free of Markdown (a unit's text, a window of a claim)."""
+    plain = unicodedata.normalize("NFKC", plain)
+    tokens: list[str] = []
+    for match in _WORD_TOKEN.finditer(plain):
+        if (number := match.group("number")) is not None:
+            tokens.append(_canonical_number(number))
+        elif (word := match.group("word")) is not None:
+            tokens.append(re.sub(r"['\u2019]", "", word).casefold())
+        elif (digits := match.group("digits")) is not None:
+            tokens.append(digits)
+        else:
+            tokens.append("x" if match.group("symbol") == "×" else match.group("symbol"))
+    return tuple(tokens)
+
+
+def _canonical_number(number: str) -> str:
+    sign, digits = (number[0], number[1:]) if not number[0].isdigit() else ("", number)
+    sign = {"+": "", "\u2212": "-", "\u2013": "-"}.get(sign, sign)
+    return sign + digits.replace(",", "")
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """Each line with the offset of its first character, line endings removed."""
+    lines: list[tuple[int, str]] = []
+    position = 0
+    for line in text.splitlines(keepends=True):
+        lines.append((position, line.rstrip("\r\n")))
+        position += len(line)
+    return lines
+
+
+def _block(chars: Chars) -> list[PlainBlock]:
+    """A block from kept characters, whitespace trimmed and collapsed to single spaces; nothing when empty."""
+    start, stop = 0, len(chars)
+    while start < stop and chars[start][0].isspace():
+        start += 1
+    while stop > start and chars[stop - 1][0].isspace():
+        stop -= 1
+    if start == stop:
+        return []
+    kept = [
+        pair
+        for index, pair in enumerate(chars[start:stop])
+        if not (pair[0].isspace() and chars[start + index - 1][0].isspace())
+    ]
+    return [
+        PlainBlock("".join(" " if char.isspace() else char for char, _ in kept), tuple(offset for _, offset in kept))
+    ]
+
+
+def _table_row(row: str, base: int) -> Chars:
+    """A table row's cells, with each unescaped pipe turned into a separating space."""
+    chars: Chars = []
+    cell_start = 0
+    for index, char in enumerate(row + "|"):
+        if char == "|" and (index == 0 or row[index - 1] != "\\"):
+            chars.extend(_inline(row[cell_start:index], base + cell_start))
+            chars.append((" ", base + min(index, len(row) - 1)))
+            cell_start = index + 1
+    return chars
+
+
+def _inline(text: str, base: int) -> Chars:
+    """Inline Markdown of one line with its formatting removed: (character, source offset) pairs."""
+    chars: Chars = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and index + 1 < len(text) and text[index + 1] in _ASCII_PUNCTUATION:
+            chars.append((text[index + 1], base + index + 1))
+            index += 2
+        elif char == "`":
+            index = _code_span(text, index, base, chars)
+        elif char in "![" and (footnote := _FOOTNOTE.match(text, index)):
+            index = footnote.end()
+        elif char in "![" and (link := _LINK.match(text, index)):
+            chars.extend(_inline(link.group(1), base + link.start(1)))
+            index = link.end()
+        elif char == "<" and (autolink := _AUTOLINK.match(text, index)):
+            chars.extend((url_char, base + autolink.start(1) + offset) for offset, url_char in enumerate(autolink[1]))
+            index = autolink.end()
+        elif char == "<" and (tag := _HTML_TAG.match(text, index)):
+            index = tag.end()
+        elif char in "*_" or text.startswith("~~", index):
+            end = index
+            while end < len(text) and text[end] == char:
+                end += 1
+            if not _is_delimiter(text, index, end):
+                chars.extend((text[offset], base + offset) for offset in range(index, end))
+            index = end
+        else:
+            chars.append((char, base + index))
+            index += 1
+    return chars
+
+
+def _code_span(text: str, index: int, base: int, chars: Chars) -> int:
+    """Keep a code span's content verbatim and drop its backticks; return where scanning resumes."""
+    end = index
+    while end < len(text) and text[end] == "`":
+        end += 1
+    fence = text[index:end]
+    close = text.find(fence, end)
+    while close != -1 and close + len(fence) < len(text) and text[close + len(fence)] == "`":
+        close = text.find(fence, close + len(fence) + 1)
+    if close == -1:
+        return end
+    chars.extend((text[offset], base + offset) for offset in range(end, close))
+    return close + len(fence)
+
+
+def _is_delimiter(text: str, start: int, end: int) -> bool:
+    """Whether a run of ``*``, ``_`` or ``~`` is emphasis (CommonMark flanking rules), not a literal character."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    left = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
+    right = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
+    mark = text[start]
+    if mark == "_":
+        return (left and (not right or _punct(before))) or (right and (not left or _punct(after)))
+    if mark == "~" and end - start != 2:
+        return False
+    if mark == "*" and before.isdigit() and after.isdigit():
+        return False
+    return left or right
+
+
+def _punct(char: str) -> bool:
+    return not char.isalnum() and not char.isspace()
