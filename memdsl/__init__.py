@@ -15,6 +15,9 @@ from __future__ import annotations
 from memdsl.address import Address, Locator, format_address, parse_address
 from memdsl.errors import MemDSLParseError
 from memdsl.output import (
+    ACTION_VERBS,
+    CANONICAL_REASONS,
+    INFERENCE_FORMS,
     Abstention,
     ActionCall,
     Answer,
@@ -28,6 +31,9 @@ from memdsl.render import Affordance, Gap, Render, RenderNode, parse_render, ser
 from memdsl.response import Response, parse_response, serialize_response
 
 __all__ = [
+    "ACTION_VERBS",
+    "CANONICAL_REASONS",
+    "INFERENCE_FORMS",
     "Abstention",
     "ActionCall",
     "Address",

@@ -19,7 +19,8 @@ RESERVED_STORES = frozenset({"session", "work"})
 
 _FORBIDDEN = re.compile(r"[:{},\s]")
 _STAMP_FORBIDDEN = re.compile(r"[{},#@\s]")
-_SPAN = re.compile(r"#(0|[1-9][0-9]*)-(0|[1-9][0-9]*)")
+_SPAN = re.compile(r"#(0|[1-9][0-9]{0,14})-(0|[1-9][0-9]{0,14})")
+"""Offsets are bounded (15 digits) so a hostile span cannot cost a huge int conversion."""
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -33,9 +34,8 @@ class Locator:
     def __post_init__(self) -> None:
         if (self.start is None) != (self.end is None):
             raise fail("address.span", "a span needs both start and end")
-        if self.start is not None and self.end is not None:
-            if self.start < 0 or self.end <= self.start:
-                raise fail("address.span", f"span #{self.start}-{self.end} is not half-open (0 <= start < end)")
+        if self.start is not None and self.end is not None and (self.start < 0 or self.end <= self.start):
+            raise fail("address.span", f"span #{self.start}-{self.end} is not half-open (0 <= start < end)")
         if self.as_of is not None and (not self.as_of or _STAMP_FORBIDDEN.search(self.as_of)):
             raise fail("address.stamp", f"as-of stamp {self.as_of!r} is empty or holds a separator")
         if self.start is None and self.as_of is None:
@@ -111,7 +111,12 @@ def parse_address(text: str, line: int = 1, column: int = 1) -> Address:
             raise fail("address.segment", f"empty segment in address {text!r}", line, column + offset)
         bad = _FORBIDDEN.search(part)
         if bad:
-            raise fail("address.separator", f"separator {bad.group()!r} in address {text!r}", line, column + offset + bad.start())
+            raise fail(
+                "address.separator",
+                f"separator {bad.group()!r} in address {text!r}",
+                line,
+                column + offset + bad.start(),
+            )
         offset += len(part) + 1
     return Address(parts[0], parts[1], parts[2], locator)
 

@@ -51,7 +51,7 @@ def atomic_units(body: str) -> tuple[Unit, ...]:
         for block in markdown_blocks(body)
         for sentence in _sentences(block.text)
         for piece in _pieces(block.text, sentence)
-        for unit in _units(block, piece)
+        for unit in _units(body, block, piece)
     )
 
 
@@ -61,17 +61,20 @@ def sentence_units(body: str) -> tuple[Unit, ...]:
         unit
         for block in markdown_blocks(body)
         for sentence in _sentences(block.text)
-        for unit in _units(block, sentence)
+        for unit in _units(body, block, sentence)
     )
 
 
 def restatement_targets(body: str) -> tuple[Unit, ...]:
     """Every span a verbatim restatement may reproduce: the atomic units plus any longer whole sentence."""
     spans = {(unit.start, unit.end): unit for unit in (*atomic_units(body), *sentence_units(body))}
-    return tuple(spans[key] for key in sorted(spans))
+    return tuple(spans[key] for key in sorted(spans, key=lambda span: (span[0], -span[1])))
 
 
-def _units(block: PlainBlock, span: tuple[int, int]) -> list[Unit]:
+_OPENING_MARKS = frozenset("[!*_~`<")
+
+
+def _units(body: str, block: PlainBlock, span: tuple[int, int]) -> list[Unit]:
     start, end = span
     while start < end and block.text[start].isspace():
         start += 1
@@ -80,7 +83,26 @@ def _units(block: PlainBlock, span: tuple[int, int]) -> list[Unit]:
     text = block.text[start:end]
     if not any(char.isalnum() for char in text):
         return []
-    return [Unit(text, block.offsets[start], block.offsets[end - 1] + 1)]
+    return [Unit(text, *_source_span(body, block, start, end))]
+
+
+def _source_span(body: str, block: PlainBlock, start: int, end: int) -> tuple[int, int]:
+    """The raw span of ``block.text[start:end]``, widened over the formatting that opens and closes it.
+
+    Without this a unit starting with a link would begin inside ``[text](url)``
+    and its raw slice would no longer read as the same words.
+    """
+    kept = set(block.offsets)
+    first, last = block.offsets[start], block.offsets[end - 1] + 1
+    while first > 0 and body[first - 1] in _OPENING_MARKS and first - 1 not in kept:
+        first -= 1
+    line_end = body.find("\n", last)
+    limit = block.offsets[end] if end < len(block.offsets) else (len(body) if line_end == -1 else line_end)
+    while last < limit and last not in kept and body[last] != "\n":
+        last += 1
+    while last > first and body[last - 1].isspace():
+        last -= 1
+    return first, last
 
 
 def _words(spaced: str) -> frozenset[str]:

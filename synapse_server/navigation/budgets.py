@@ -28,10 +28,14 @@ class BudgetRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    max_nodes: int = Field(-1, ge=-1, le=MAX_NODES_LIMIT, description="-1 default, 0 token-derived ceiling, >0 hard cap")
+    max_nodes: int = Field(
+        -1, ge=-1, le=MAX_NODES_LIMIT, description="-1 default, 0 token-derived ceiling, >0 hard cap"
+    )
     hops: int = Field(-1, ge=-1, le=MAX_HOPS, description="pre-loop breadth-first depth; -1 default")
     token_budget: int = Field(-1, ge=-1, le=MAX_TOKEN_BUDGET, description="hard per-run token guardrail; -1 default")
-    render_max_body_chars: int = Field(-1, ge=-1, le=MAX_BODY_CHARS, description="body chars per node; 0 disables elision")
+    render_max_body_chars: int = Field(
+        -1, ge=-1, le=MAX_BODY_CHARS, description="body chars per node; 0 disables elision"
+    )
     trace_floor: float = Field(-1.0, ge=-1.0, le=1.0, description="compatibility dial; the shipped gate is binary")
 
     @field_validator("token_budget")

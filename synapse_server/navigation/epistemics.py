@@ -36,6 +36,7 @@ class NodeEpistemics:
 
     address: str
     status: Status
+    tether_status: Status  # what the tethers alone support; ``status`` also floors a contested node
     taints: frozenset[Taint]
     outdated: bool
     checks: tuple[TetherCheck, ...]
@@ -58,9 +59,10 @@ def derive(node: Node, checks: Sequence[TetherCheck], *, contested: bool = False
     if contested:
         taints.add("contested")
     supported = [c for c in checks if c.state in ("ok", "outdated")]
-    if taints or not checks or len(supported) != len(checks):
-        status: Status = "inferred"
+    if taints - {"contested"} or not checks or len(supported) != len(checks):
+        tether_status: Status = "inferred"
     else:
-        status = weakest(_SUPPORTS[c.tether.kind] for c in supported)
-    outdated = not taints and any(c.state == "outdated" for c in checks)
-    return NodeEpistemics(node.address, status, frozenset(taints), outdated, tuple(checks))
+        tether_status = weakest(_SUPPORTS[c.tether.kind] for c in supported)
+    status: Status = "inferred" if taints else tether_status
+    outdated = not (taints - {"contested"}) and any(c.state == "outdated" for c in checks)
+    return NodeEpistemics(node.address, status, tether_status, frozenset(taints), outdated, tuple(checks))

@@ -1,0 +1,81 @@
+"""Per-claim findings of the grounding router: the values the projector copies from.
+
+Kept apart from the router's logic so the projector and the trace depend on
+plain values only. ``clauses`` (the licensing clause texts) stay internal:
+they are never projected into a public surface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from synapse_server.navigation.epistemics import Status
+
+Reason = Literal["missing-hop", "stale", "false-premise", "low-coverage"]
+REASON_ORDER: tuple[Reason, ...] = ("missing-hop", "stale", "false-premise", "low-coverage")
+CAPPING_FORMS = frozenset({"induction", "abduction", "causal", "analogy", "assumption"})
+KEEPING_FORMS = frozenset({"deduction", "calculation", "comparison"})
+
+
+@dataclass(frozen=True, slots=True)
+class CitationFinding:
+    """One ``cites`` entry resolved (or not) against the final envelope."""
+
+    ref: str
+    address: str | None
+    status: Status | None
+    licensable: bool
+    stale: bool = False
+    unresolved: bool = False
+    refuted: bool = False
+    contested: bool = False
+    outdated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimFinding:
+    id: str
+    form: str
+    text: str
+    premises: tuple[str, ...]
+    citations: tuple[CitationFinding, ...]
+    status: Status
+    licensed: bool
+    reasons: tuple[Reason, ...]
+    extrapolation: bool
+    outdated: bool
+    clauses: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def cited_addresses(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.address for c in self.citations if c.address is not None))
+
+    def flag(self, name: str) -> bool:
+        if name == "extrapolation":
+            return self.extrapolation
+        if name == "outdated":
+            return self.outdated
+        return any(getattr(c, name) for c in self.citations)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The router's verdict over one OUTPUT artifact."""
+
+    verdict: Literal["answer", "abstain"]
+    status: Status | None
+    reasons: tuple[Reason, ...]
+    conclusion: str | None
+    outdated: bool
+    detail: str
+    claims: Mapping[str, ClaimFinding]
+    assertions: tuple[tuple[str, str], ...]  # (exact prose span, claim id)
+    answer_text: str | None
+    version: int
+
+
+def ordered_reasons(reasons: set[str] | frozenset[str] | tuple[str, ...]) -> tuple[Reason, ...]:
+    """Most specific first: missing-hop > stale > false-premise > low-coverage."""
+    return tuple(r for r in REASON_ORDER if r in reasons)

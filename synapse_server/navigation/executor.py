@@ -1,0 +1,183 @@
+"""Execute the model's navigation actions against the live substrate, in the fixed order.
+
+Topologic actions (expand, join) first, then parametric (ground), then prune.
+Every action is bounded by the node cap and the hop budget; an action that
+cannot run is reported as a gap in the ACTION-RESPONSE, never an exception.
+A verifier can only weaken a node (a refuted quote), never strengthen it: a
+quote verifier call without a quote is ``unverifiable``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from adapters.base import Tether, TetherCheck, TetherKind
+from memdsl import ActionCall, Gap, RenderNode, Response, parse_address
+from synapse_server.navigation.envelope import gaps_for, render_node
+from synapse_server.navigation.substrate import Substrate, admit
+from synapse_server.navigation.view import View
+
+MAX_JOIN_PATH = 3
+PHASE = {"expand": 0, "join": 0, "ground": 1, "prune": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class VerifierResult:
+    address: str
+    verifier: str
+    outcome: str  # ok | failed | unverifiable
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    view: View
+    response: Response
+    topologic: bool
+    refused: tuple[str, ...]
+    verifications: tuple[VerifierResult, ...]
+
+
+def ordered(actions: Sequence[ActionCall]) -> list[ActionCall]:
+    """The fixed execution order, stable within a phase."""
+    return sorted(actions, key=lambda a: PHASE.get(a.verb, 3))
+
+
+def execute(
+    view: View,
+    substrate: Substrate,
+    actions: Sequence[ActionCall],
+    *,
+    loop_cap: int | None,
+    hops_left: int,
+    max_body_chars: int,
+) -> Execution:
+    before = set(view.order)
+    touched: list[str] = []
+    problems: list[Gap] = []
+    refused: list[str] = []
+    verifications: list[VerifierResult] = []
+    topologic = False
+    for action in ordered(actions):
+        targets = [_resolve_ref(view, ref) for ref in action.args]
+        if any(t is None for t in targets):
+            refused.append(f"{action.verb}: unknown ref {', '.join(action.args)}")
+            continue
+        addresses = [t for t in targets if t is not None]
+        if action.verb in ("expand", "join"):
+            if hops_left <= 0:
+                refused.append(f"{action.verb}: hop budget exhausted")
+                continue
+            topologic = True
+            new = _expand(view, addresses) if action.verb == "expand" else _join(view, addresses)
+            if action.verb == "join" and not new and not _connected(view, addresses):
+                problems.append(Gap("missing", parse_address(addresses[0]), "no relation joins these nodes"))
+            room = None if loop_cap is None else max(0, loop_cap - len(view.order))
+            if room is not None and len(new) > room:
+                refused.append(f"{action.verb}: node cap reached, {len(new) - room} node(s) not admitted")
+                new = new[:room]
+            view = admit(view, substrate, new)
+        elif action.verb == "ground":
+            address = addresses[0]
+            view = replace(view, unelided=view.unelided | {address})
+            touched.append(address)
+            kwargs = dict(action.kwargs)
+            if "verifier" in kwargs:
+                result = _verify(substrate, address, kwargs["verifier"], kwargs.get("quote"))
+                verifications.append(result)
+                if result.outcome == "failed":
+                    facts = substrate.add_check(address, _refutation(address, result))
+                    view = replace(view, epistemics={**view.epistemics, address: facts})
+        elif action.verb == "prune":
+            view = view.prune(addresses[0])
+    if topologic:
+        view = replace(view, depth=view.depth + 1)
+    shown = [a for a in view.order if a not in before] + [a for a in dict.fromkeys(touched) if view.admitted(a)]
+    shown = list(dict.fromkeys(shown))
+    nodes = tuple(render_node(view, a, max_body_chars) for a in shown)
+    gaps = tuple(problems) + tuple(gaps_for(view, shown, max_body_chars))
+    status = "partial" if refused or problems else "ok"
+    response = Response(status=status, nodes=_self_contained(nodes), gaps=gaps)
+    return Execution(view, response, topologic, tuple(refused), tuple(verifications))
+
+
+def _resolve_ref(view: View, ref: str) -> str | None:
+    if ref in view.order:
+        return ref
+    return view.address_of(ref)
+
+
+def _expand(view: View, addresses: Sequence[str]) -> list[str]:
+    new: list[str] = []
+    for address in addresses:
+        for neighbour in view.graph.neighbours(address):
+            if not view.admitted(neighbour) and neighbour not in new:
+                new.append(neighbour)
+    return new
+
+
+def _join(view: View, addresses: Sequence[str]) -> list[str]:
+    """Nodes on the shortest path (at most ``MAX_JOIN_PATH`` edges) between each consecutive pair."""
+    new: list[str] = []
+    for a, b in itertools.pairwise(addresses):
+        for hop in _path(view, a, b)[1:-1]:
+            if not view.admitted(hop) and hop not in new:
+                new.append(hop)
+    return new
+
+
+def _connected(view: View, addresses: Sequence[str]) -> bool:
+    return all(_path(view, a, b) for a, b in itertools.pairwise(addresses))
+
+
+def _path(view: View, start: str, goal: str) -> list[str]:
+    parents: dict[str, str | None] = {start: None}
+    queue = deque([(start, 0)])
+    while queue:
+        current, depth = queue.popleft()
+        if current == goal:
+            path = [current]
+            while (parent := parents[path[-1]]) is not None:
+                path.append(parent)
+            return path[::-1]
+        if depth == MAX_JOIN_PATH:
+            continue
+        for neighbour in view.graph.neighbours(current):
+            if neighbour not in parents:
+                parents[neighbour] = current
+                queue.append((neighbour, depth + 1))
+    return []
+
+
+def _verify(substrate: Substrate, address: str, verifier: str, quote: str | None) -> VerifierResult:
+    if verifier != "quote":
+        return VerifierResult(address, verifier, "unverifiable", f"no verifier named {verifier!r}")
+    if not quote:
+        return VerifierResult(address, verifier, "unverifiable", "quote verifier called without a quote")
+    node = substrate.graph.nodes[address]
+    if _normalise_space(quote) in _normalise_space(node.body):
+        return VerifierResult(address, verifier, "ok", "quote found verbatim in the node body")
+    for tether in node.tethers:
+        if tether.kind is TetherKind.CITATION:
+            probe = Tether(TetherKind.CITATION, tether.target, tether.ref, quote, tether.project)
+            check = substrate.resolvers.resolve(probe)
+            if check.state == "ok":
+                return VerifierResult(address, verifier, "ok", "quote found verbatim in a cited source")
+    return VerifierResult(address, verifier, "failed", "quote not found in the node or its cited sources")
+
+
+def _refutation(address: str, result: VerifierResult) -> TetherCheck:
+    return TetherCheck(Tether(TetherKind.CITATION, address), "failed", result.detail)
+
+
+def _normalise_space(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _self_contained(nodes: tuple[RenderNode, ...]) -> tuple[RenderNode, ...]:
+    """A response must only offer actions on nodes it contains; drop affordances on absent refs."""
+    refs = {n.ref for n in nodes}
+    return tuple(replace(n, aff=tuple(a for a in n.aff if a.ref in refs)) for n in nodes)

@@ -1,0 +1,137 @@
+"""The bounded navigation loop: prompt, model, strict parse, actions, route — within hard budgets.
+
+One model turn, at most one parse repair, at most one re-navigation after a
+refutation or low coverage. The token estimate (provider usage when given,
+else characters / 4) is checked before every model call; hop and node caps
+bound every action. ``halted_reason`` is always set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memdsl import Abstention, MemDSLParseError, Output, parse_output, serialize_render, serialize_response
+from synapse_server.models.base import Completion, Model
+from synapse_server.navigation.budgets import Budgets
+from synapse_server.navigation.claims import Decision
+from synapse_server.navigation.envelope import render_envelope
+from synapse_server.navigation.executor import execute
+from synapse_server.navigation.prompt import build_prompt, renavigation_note, repair_note
+from synapse_server.navigation.router import model_abstention, route
+from synapse_server.navigation.substrate import Substrate
+from synapse_server.navigation.view import View
+from synapse_server.navigation.voi import POLICIES
+
+MAX_REPAIRS = 1
+MAX_RENAVIGATIONS = 1
+IN_LOOP_HOPS = 2
+RENAVIGATE_ON = frozenset({"false-premise", "low-coverage"})
+
+
+@dataclass
+class LoopOutcome:
+    view: View
+    decision: Decision | None
+    output: Output | None
+    halted_reason: str
+    detail: str
+    tokens_spent: int = 0
+    hops: int = 0
+    renavigations: int = 0
+    parse_repairs: int = 0
+    loop_break: str = ""
+    envelopes: list[str] = field(default_factory=list)
+
+
+def estimate_tokens(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+def run_loop(
+    question: str,
+    view: View,
+    substrate: Substrate,
+    model: Model,
+    budgets: Budgets,
+    *,
+    voi: str = "minimal",
+) -> LoopOutcome:
+    outcome = LoopOutcome(view=view, decision=None, output=None, halted_reason="", detail="", hops=view.depth)
+    hops_left = IN_LOOP_HOPS
+    extra = ""
+    while True:
+        envelope = serialize_render(render_envelope(outcome.view, budgets.render_max_body_chars))
+        outcome.envelopes.append(envelope)
+        prompt = build_prompt(
+            question,
+            envelope,
+            tokens_left=max(0, budgets.token_budget - outcome.tokens_spent),
+            hops_left=hops_left,
+            focus=POLICIES[voi](outcome.view),
+            extra=extra,
+        )
+        if outcome.tokens_spent + estimate_tokens(prompt) > budgets.token_budget:
+            if outcome.decision is not None:  # a re-navigation we cannot afford: the first verdict stands
+                return _finish(outcome, outcome.decision)
+            return _halt(outcome, "budget", "the token budget does not cover another model call")
+        completion = model.complete(prompt)
+        outcome.tokens_spent += _cost(prompt, completion)
+        try:
+            output = parse_output(completion.text)
+        except MemDSLParseError as error:
+            if outcome.parse_repairs >= MAX_REPAIRS:
+                if outcome.decision is not None:
+                    return _finish(outcome, outcome.decision)
+                return _halt(outcome, "parse-fail", f"the reply is not a valid artifact ({error.code})")
+            outcome.parse_repairs += 1
+            extra = repair_note(error.code, error.line, error.message)
+            continue
+        outcome.output = output
+        actions = output.ordered_actions()
+        execution = execute(
+            outcome.view,
+            substrate,
+            actions,
+            loop_cap=budgets.loop_cap,
+            hops_left=hops_left,
+            max_body_chars=budgets.render_max_body_chars,
+        )
+        outcome.view = execution.view
+        if execution.topologic:
+            hops_left -= 1
+            outcome.hops += 1
+        if isinstance(output.terminal, Abstention):
+            decision = model_abstention(output.terminal)
+        else:
+            decision = route(output.terminal, outcome.view, output.version)
+        outcome.decision = decision
+        wants_more = decision.verdict == "abstain" and bool(set(decision.reasons) & RENAVIGATE_ON)
+        if wants_more and outcome.renavigations < MAX_RENAVIGATIONS and (actions or decision.claims):
+            outcome.renavigations += 1
+            response = serialize_response(execution.response)
+            extra = renavigation_note(response, ", ".join(decision.reasons))
+            continue
+        if decision.verdict == "abstain" and execution.refused and any("hop budget" in r for r in execution.refused):
+            return _halt(outcome, "hops", "the hop budget ran out before the answer was licensed")
+        return _finish(outcome, decision)
+
+
+def _finish(outcome: LoopOutcome, decision: Decision) -> LoopOutcome:
+    outcome.decision = decision
+    outcome.halted_reason = "answer" if decision.verdict == "answer" else "abstain"
+    outcome.detail = decision.detail
+    return outcome
+
+
+def _cost(prompt: str, completion: Completion) -> int:
+    if completion.usage is not None:
+        return completion.usage.input_tokens + completion.usage.output_tokens
+    return estimate_tokens(prompt) + estimate_tokens(completion.text)
+
+
+def _halt(outcome: LoopOutcome, reason: str, detail: str) -> LoopOutcome:
+    outcome.halted_reason = reason
+    outcome.loop_break = reason
+    outcome.detail = detail
+    outcome.decision = None
+    return outcome
