@@ -30,7 +30,7 @@ from synapse_server.navigation.calculation import (
     rounds_to,
 )
 from synapse_server.navigation.numbers import NumToken, all_numbers
-from synapse_server.navigation.text import normalise_words, plain_text, plain_words
+from synapse_server.navigation.text import normalise_words, plain_text, plain_words, word_spans
 
 __all__ = [
     "LABEL_STOPWORDS",
@@ -214,16 +214,16 @@ def _reason(token: NumToken, available: Sequence[NumToken]) -> CoverageReason:
 
 def _label(plain: str, tokens: Sequence[NumToken], index: int) -> tuple[str, ...]:
     start = tokens[index - 1].end if index else 0
-    words = _content(plain[start : tokens[index].start])
+    words = _content(plain, start, tokens[index].start)
     if not words and index == 0:
-        stop = tokens[1].start if len(tokens) > 1 else len(plain)
-        words = _content(plain[tokens[0].end : stop])
+        words = _content(plain, tokens[0].end, tokens[1].start if len(tokens) > 1 else len(plain))
     return words
 
 
-def _content(window: str) -> tuple[str, ...]:
-    words = (word for word in plain_words(window) if word not in LABEL_STOPWORDS)
-    return tuple(dict.fromkeys(word for word in words if word[0].isalpha()))
+def _content(plain: str, start: int, stop: int) -> tuple[str, ...]:
+    """Content words lying wholly inside ``plain[start:stop]``, tokenised with the whole text so none is cut."""
+    inside = (word for word, begin, end in word_spans(plain) if start <= begin and end <= stop)
+    return tuple(dict.fromkeys(word for word in inside if word[0].isalpha() and word not in LABEL_STOPWORDS))
 
 
 def _chunks(text: str) -> set[str]:

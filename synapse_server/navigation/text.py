@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from synapse_server.navigation.numbers import NUMERAL
 
-__all__ = ["PlainBlock", "markdown_blocks", "normalise_words", "plain_text", "plain_words"]
+__all__ = ["PlainBlock", "markdown_blocks", "normalise_words", "plain_text", "plain_words", "word_spans"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,18 +138,23 @@ def normalise_words(text: str) -> tuple[str, ...]:
 
 
 def plain_words(plain: str) -> tuple[str, ...]:
-    """:func:`normalise_words` for text that is already free of Markdown (a unit's text, a window of a claim)."""
-    plain = unicodedata.normalize("NFKC", plain)
-    tokens: list[str] = []
+    """:func:`normalise_words` for text that is already free of Markdown (a unit's text, a claim's plain text)."""
+    return tuple(word for word, _, _ in word_spans(unicodedata.normalize("NFKC", plain)))
+
+
+def word_spans(plain: str) -> tuple[tuple[str, int, int], ...]:
+    """Each normalised word of NFKC-normalised plain text with its span, so callers can select words by position."""
+    tokens: list[tuple[str, int, int]] = []
     for match in _WORD_TOKEN.finditer(plain):
         if (number := match.group("number")) is not None:
-            tokens.append(_canonical_number(number))
+            token = _canonical_number(number)
         elif (word := match.group("word")) is not None:
-            tokens.append(re.sub(r"['\u2019]", "", word).casefold())
+            token = re.sub(r"['\u2019]", "", word).casefold()
         elif (digits := match.group("digits")) is not None:
-            tokens.append(digits)
+            token = digits
         else:
-            tokens.append("x" if match.group("symbol") == "×" else match.group("symbol"))
+            token = "x" if match.group("symbol") == "×" else match.group("symbol")
+        tokens.append((token, match.start(), match.end()))
     return tuple(tokens)
 
 
