@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from synapse_server import __version__
 from synapse_server.errors import SynapseError
 
-COMMANDS = ("init", "lint")
+COMMANDS = ("init", "lint", "navigate")
 """Subcommand modules, in help order."""
 
 
@@ -42,6 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `synapse lint --json | head`: the reader left; nothing more to say
+        sys.stderr.close()
+        return 141
 
 
 if __name__ == "__main__":

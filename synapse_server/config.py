@@ -26,7 +26,9 @@ class _Strict(BaseModel):
 
 
 class CodeConfig(_Strict):
-    name: str | None = Field(None, description="Repository name used in repo: addresses (default: the workspace folder name).")
+    name: str | None = Field(
+        None, description="Repository name used in repo: addresses (default: the workspace folder name)."
+    )
     path: str = Field(".", description="The git repository, relative to the workspace.")
 
 
@@ -44,7 +46,9 @@ class NavigateConfig(_Strict):
 
 
 class Config(_Strict):
-    projects: list[str] | None = Field(None, description="Intersecting zettelkasten projects; None = every local project.")
+    projects: list[str] | None = Field(
+        None, description="Intersecting zettelkasten projects; None = every local project."
+    )
     memory: str = ".memory"
     zettelkasten: str = ".zettelkasten"
     federation: dict[str, str] = Field(default_factory=dict)
@@ -52,6 +56,9 @@ class Config(_Strict):
     runs: str = "runs"
     cache: str = ".angelo"
     model: str = "extractive"
+    embedding_model: str | None = Field(
+        None, description="A local sentence-transformers model folder; None = the packaged all-MiniLM-L6-v2."
+    )
     write_free: bool = False
     navigate: NavigateConfig = NavigateConfig()
 
@@ -99,6 +106,11 @@ class Workspace:
     @property
     def code_dir(self) -> Path:
         return self._inside(self.config.code.path, "code.path")
+
+    @property
+    def embedding_model_path(self) -> Path | None:
+        raw = self.config.embedding_model
+        return None if raw is None else (self.root / raw).expanduser().resolve()
 
     @property
     def code_name(self) -> str:
@@ -164,7 +176,9 @@ def parse_config(path: Path) -> Config:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
-        raise ConfigError(f"{rel}:{line}: invalid YAML: {getattr(exc, 'problem', exc)}", file=str(rel), line=line) from exc
+        raise ConfigError(
+            f"{rel}:{line}: invalid YAML: {getattr(exc, 'problem', exc)}", file=str(rel), line=line
+        ) from exc
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

@@ -33,6 +33,13 @@ FAMILIES: tuple[Family, ...] = ("memory", "zk", "code", "data")
 STORE_OF_FAMILY: Mapping[str, str] = {"memory": "mem", "zk": "zk", "code": "repo", "data": "data"}
 
 
+def make_embedder(workspace: Workspace) -> TextEncoder:
+    """The workspace's embedder: lazy, so creating it costs nothing until the first encode."""
+    from adapters.index.embedder import Embedder
+
+    return Embedder(workspace.embedding_model_path)
+
+
 @dataclass(frozen=True, slots=True)
 class SourceFailure:
     """An adapter that could not load at all; ``address`` is a wildcard for its store."""

@@ -1,0 +1,63 @@
+"""``synapse navigate QUESTION --root DIR``: print exactly the public JSON of the navigate tool.
+
+Exit 0 for an answer or an abstention (both are honest outcomes), 2 for
+invalid input, 1 for an operational failure (verdict ``failure``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from synapse_server.config import load_workspace
+from synapse_server.errors import InvalidInput
+from synapse_server.navigation.request import NavigateRequest
+from synapse_server.navigation.turn import navigate_turn
+from synapse_server.stores import make_embedder
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "navigate",
+        help="answer a question from the workspace's evidence, or abstain with a reason",
+        description="Print the public navigate JSON. Exit 0 answer/abstain, 2 invalid input, 1 operational failure.",
+    )
+    parser.add_argument("question", help="the question to answer")
+    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    parser.add_argument(
+        "--model", default=None, help="model spec: extractive, script:PATH, command:CMD, openai:M, anthropic:M"
+    )
+    parser.add_argument("--projects", default=None, help="comma-separated zk projects; '' = memory only")
+    parser.add_argument("--max-nodes", type=int, default=-1, help="-1 default, 0 token-derived ceiling, >0 hard cap")
+    parser.add_argument("--hops", type=int, default=-1, help="pre-loop breadth-first depth (-1 default)")
+    parser.add_argument("--token-budget", type=int, default=-1, help="hard per-run token guardrail (-1 default)")
+    parser.add_argument("--render-max-body-chars", type=int, default=-1, help="body chars per node; 0 = no elision")
+    parser.add_argument("--trace-floor", type=float, default=-1.0, help="compatibility dial (-1 default)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    projects = None if args.projects is None else [p for p in args.projects.split(",") if p]
+    try:
+        request = NavigateRequest(
+            question=args.question,
+            projects=projects,
+            model=args.model,
+            max_nodes=args.max_nodes,
+            hops=args.hops,
+            token_budget=args.token_budget,
+            render_max_body_chars=args.render_max_body_chars,
+            trace_floor=args.trace_floor,
+        )
+    except ValidationError as error:
+        first = error.errors()[0]
+        parameter = ".".join(str(p) for p in first["loc"])
+        raise InvalidInput(f"{parameter}: {first['msg']}", parameter=parameter) from None
+    workspace = load_workspace(Path(args.root))
+    result = navigate_turn(workspace.root, request, embedder=make_embedder(workspace))
+    print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    return 1 if result.verdict == "failure" else 0
