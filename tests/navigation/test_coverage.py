@@ -1,0 +1,256 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from synapse_server.navigation.atoms import Unit, atomic_units, restatement_targets
+from synapse_server.navigation.coverage import (
+    calculation_coverage,
+    clause_coverage,
+    is_restatement,
+    licensing_clause,
+    number_coverage,
+    number_labels,
+    operand_covered,
+    restated_unit,
+)
+from synapse_server.navigation.text import normalise_words
+
+SOURCE = "Transaction costs increased from 5 bps to 8 bps."
+
+
+@pytest.mark.parametrize(
+    ("claim", "units", "expected"),
+    [
+        pytest.param(SOURCE, [SOURCE], True, id="verbatim-restatement-passes"),
+        pytest.param("transaction COSTS increased from 5 bps to 8 bps", [SOURCE], True, id="case-and-final-stop"),
+        pytest.param("Transaction costs  increased,\nfrom 5bps to 8 bps!", [SOURCE], True, id="punctuation-whitespace"),
+        pytest.param("**Transaction costs** increased from `5 bps` to 8 bps.", [SOURCE], True, id="markdown-in-claim"),
+        pytest.param(
+            SOURCE, ["- Transaction *costs* [increased](x.md) from 5 bps to 8 bps"], True, id="markdown-in-unit"
+        ),
+        pytest.param("Trading costs went up from 5 bps to 8 bps.", [SOURCE], False, id="paraphrase-fails"),
+        pytest.param("Transaction costs increased to 8 bps.", [SOURCE], False, id="dropped-words-fail"),
+        pytest.param("Costs did not rise.", ["Costs did not rise."], True, id="negation-kept-verbatim"),
+        pytest.param("Costs did rise.", ["Costs did not rise."], False, id="dropped-not-fails"),
+        pytest.param(
+            "Momentum works in equities.", ["Momentum works only in equities."], False, id="dropped-only-fails"
+        ),
+        pytest.param("Transaction costs increased from 8 bps to 5 bps.", [SOURCE], False, id="reordered-numbers-fail"),
+        pytest.param("Costs transaction increased from 5 bps to 8 bps.", [SOURCE], False, id="reordered-words-fail"),
+        pytest.param(SOURCE + " Sharpe fell.", [SOURCE], False, id="added-words-fail"),
+        pytest.param(
+            "Transaction costs increased from -5 bps to 8 bps.", [SOURCE], False, id="sign-is-not-punctuation"
+        ),
+        pytest.param("Transaction costs increased from 5 to 8 bps.", [SOURCE], False, id="dropped-unit-fails"),
+        pytest.param("", [SOURCE, ""], False, id="empty-claim-restates-nothing"),
+        pytest.param("Orders totalled 1200.", ["Orders totalled 1,200."], True, id="thousands-separator-is-formatting"),
+    ],
+)
+def test_a_restatement_must_equal_one_unit_modulo_case_punctuation_and_space(
+    claim: str, units: list[str], expected: bool
+) -> None:
+    assert is_restatement(claim, units) is expected
+
+
+def test_restated_unit_finds_the_whole_sentence_among_restatement_targets() -> None:
+    body = "Costs rose to 8 bps and the Sharpe ratio fell to 1.1."
+    claim = "Costs rose to 8 bps and the Sharpe ratio fell to 1.1"
+    assert restated_unit(claim, atomic_units(body)) is None
+    assert restated_unit(claim, restatement_targets(body)) == Unit(body, 0, len(body))
+
+
+@pytest.mark.parametrize(
+    ("assertion", "clause", "reason", "missing"),
+    [
+        pytest.param(SOURCE, SOURCE, None, (), id="same-clause-covers"),
+        pytest.param(
+            "Costs increased from 5 bps to 9 bps.",
+            "Costs increased from 5 bps to 8 bps.",
+            "changed-number",
+            ("9 bps",),
+            id="changed-digit",
+        ),
+        pytest.param("Returns were -5% in May.", "Returns were 5% in May.", "sign", ("-5%",), id="sign-flip"),
+        pytest.param(
+            "Costs rose from 10 bps to 5 bps.",
+            "Costs rose from 5 bps to 10 bps.",
+            "order",
+            ("5 bps",),
+            id="reversed-order",
+        ),
+        pytest.param("Costs rose to 5%.", "Costs rose to 5 bps.", "unit", ("5%",), id="unit-swap-bps-for-percent"),
+        pytest.param("Costs rose to 2.5%.", "Costs rose to 250 bps.", "unit", ("2.5%",), id="percentage-is-not-bps"),
+        pytest.param("Orders totalled 1200.", "Orders totalled 1,200.", None, (), id="thousands-separator-equal"),
+        pytest.param(
+            "Orders totalled 12,00.", "Orders totalled 1,200.", "changed-number", ("12", "00"), id="misplaced-separator"
+        ),
+        pytest.param(
+            "Net income was $4.2M.", "Revenue was $4.2M.", "label", ("net", "income"), id="label-swap-revenue-vs-income"
+        ),
+        pytest.param("Net income was $4.2M.", "Net income was $4.2 million.", None, (), id="magnitude-word-equal"),
+        pytest.param("$4.2M of net income", "Revenue was $4.2M.", "label", ("net", "income"), id="label-after-number"),
+        pytest.param("Costs were not 8 bps.", "Costs were 8 bps.", "label", ("not",), id="negation-is-a-label-word"),
+        pytest.param("Sharpe fell to 1.1.", "Costs rose to 8 bps.", "uncovered", ("1.1",), id="number-from-elsewhere"),
+        pytest.param("Sharpe fell to 1.1.", "Sharpe fell.", "uncovered", ("1.1",), id="clause-without-numbers"),
+        pytest.param(
+            "Release v1.8 cut latency to 5 ms.",
+            "Release v1.7 cut latency to 5 ms.",
+            "identifier",
+            ("v1.8",),
+            id="identifier-digits-must-match",
+        ),
+        pytest.param("Costs rose twenty percent.", "Costs rose 20%.", None, (), id="spelled-figure-equals-digits"),
+        pytest.param(
+            "Costs rose three times.", "Costs rose twice.", "uncovered", ("three",), id="bare-cardinal-counts"
+        ),
+    ],
+)
+def test_numeric_traps_break_coverage(
+    assertion: str, clause: str, reason: str | None, missing: tuple[str, ...]
+) -> None:
+    coverage = number_coverage(assertion, clause)
+    assert (coverage.covered, coverage.reason, coverage.missing) == (reason is None, reason, missing)
+
+
+def test_a_carved_clause_cannot_license_a_number_from_another_clause_of_the_same_sentence() -> None:
+    body = "Revenue rose to $5M and costs fell to $3M in the same quarter."
+    units = atomic_units(body)
+    assert [unit.text for unit in units] == ["Revenue rose to $5M", "costs fell to $3M in the same quarter."]
+    unit, coverage = clause_coverage("Revenue rose to $3M", units)
+    assert unit is None
+    assert not coverage.covered
+    assert number_coverage("Revenue rose to $3M", body).covered, "the whole sentence would have carved it"
+
+
+def test_numbers_from_two_units_are_reported_as_pooled_and_never_license() -> None:
+    units = atomic_units("Transaction costs increased to 8 bps. The Sharpe ratio fell to 1.1.")
+    unit, coverage = clause_coverage("Transaction costs increased to 8 bps and the Sharpe ratio fell to 1.1.", units)
+    assert unit is None
+    assert (coverage.reason, coverage.missing) == ("pooled", ("8 bps", "1.1"))
+
+
+def test_licensing_clause_returns_the_one_unit_holding_every_figure() -> None:
+    body = "Costs rose to 8 bps and the Sharpe ratio fell from 1.4 to 1.1 in June."
+    units = atomic_units(body)
+    assert licensing_clause("The Sharpe ratio fell from 1.4 to 1.1 in June", units) == units[1]
+    assert licensing_clause("Costs rose to 8 bps", units) == units[0]
+    assert licensing_clause("Costs rose to 9 bps", units) is None
+
+
+def test_licensing_clause_accepts_plain_clause_texts_and_returns_the_text() -> None:
+    clauses = ["Revenue was $4.2M", "Net income was $1.1M"]
+    assert licensing_clause("Net income was $1.1M in 2025", clauses) is None
+    assert licensing_clause("net income was $1.1M", clauses) == "Net income was $1.1M"
+
+
+def test_among_covering_units_the_verbatim_one_wins() -> None:
+    units = [Unit("Costs were flat in May", 0, 22), Unit("Costs were flat", 23, 38)]
+    assert licensing_clause("Costs were flat", units) == units[1]
+
+
+def test_no_units_means_uncovered() -> None:
+    unit, coverage = clause_coverage("Costs rose to 8 bps", [])
+    assert (unit, coverage.reason, coverage.missing) == (None, "uncovered", ("8 bps",))
+
+
+def test_markdown_formatting_is_ignored_when_matching_numbers_and_labels() -> None:
+    body = "- **Net income** was [$4.2M](report.md) in `2025`"
+    (unit,) = atomic_units(body)
+    assert licensing_clause("Net income was $4.2M in 2025", [unit]) == unit
+
+
+@pytest.mark.parametrize(
+    ("assertion", "labels"),
+    [
+        pytest.param("Net income was $4.2M", [("$4.2M", ("net", "income"))], id="label-before"),
+        pytest.param("$4.2M of net income", [("$4.2M", ("net", "income"))], id="label-after-when-none-before"),
+        pytest.param(
+            "Sharpe decreased from 1.4 to 1.1 after costs rose to 8 bps",
+            [("1.4", ("sharpe", "decreased")), ("1.1", ()), ("8 bps", ("after", "costs", "rose"))],
+            id="later-number-inherits-the-checked-label",
+        ),
+    ],
+)
+def test_a_numbers_label_is_the_content_words_that_govern_it(assertion: str, labels: list[tuple[str, tuple]]) -> None:
+    assert [(token.raw, words) for token, words in number_labels(assertion)] == labels
+
+
+@pytest.mark.parametrize(
+    ("assertion", "derive", "clause", "reason"),
+    [
+        pytest.param(
+            "Revenue grew 29.2% from 240 to 310",
+            "(310 - 240) / 240 * 100",
+            "Revenue grew from 240 to 310",
+            None,
+            id="derived-percentage-at-one-decimal",
+        ),
+        pytest.param(
+            "Revenue grew 29% from 240 to 310",
+            "(310 - 240) / 240 * 100",
+            "Revenue grew from 240 to 310",
+            None,
+            id="derived-percentage-rounded",
+        ),
+        pytest.param(
+            "Revenue grew 30% from 240 to 310",
+            "(310 - 240) / 240 * 100",
+            "Revenue grew from 240 to 310",
+            "derivation",
+            id="wrong-derived-percentage",
+        ),
+        pytest.param(
+            "Revenue grew 29% from 240 to 310",
+            "(310 - 250) / 240 * 100",
+            "Revenue grew from 240 to 310",
+            "derivation",
+            id="derivation-that-does-not-give-the-figure",
+        ),
+        pytest.param(
+            "Revenue grew 29%",
+            "(310 - 240) / 240 * 100",
+            "Revenue grew from 240 to 300",
+            "uncovered",
+            id="operand-absent-from-the-clause",
+        ),
+        pytest.param(
+            "Revenue grew 29%",
+            "(310 - 240) / 240 * 100",
+            "Revenue grew from $240M to $310M",
+            None,
+            id="bare-operand-matches-a-scaled-figure",
+        ),
+        pytest.param(
+            "Revenue grew 29% from 240 to 310",
+            "310 ** 2",
+            "Revenue grew from 240 to 310",
+            "derivation",
+            id="unsafe-derivation",
+        ),
+    ],
+)
+def test_a_derived_figure_is_licensed_only_by_a_derivation_that_produces_it(
+    assertion: str, derive: str, clause: str, reason: str | None
+) -> None:
+    coverage = calculation_coverage(assertion, derive, clause)
+    assert (coverage.covered, coverage.reason) == (reason is None, reason)
+
+
+def test_operand_covered_needs_a_percent_figure_for_a_percent_operand() -> None:
+    from synapse_server.navigation.calculation import derivation_operands
+
+    (percent, base) = derivation_operands("5% * 200")
+    assert operand_covered(percent, "a 5% fee on 200 trades")
+    assert not operand_covered(percent, "5 trades")
+    assert operand_covered(base, "a 5% fee on 200 trades")
+
+
+TEXT = st.text(alphabet=st.sampled_from(list("abc XY012.,-%$:;*_[]()kMbps")), max_size=40)
+
+
+@given(TEXT)
+def test_any_text_covers_and_restates_itself(text: str) -> None:
+    assert number_coverage(text, text).covered
+    assert is_restatement(text, [text]) is bool(normalise_words(text))
