@@ -242,8 +242,8 @@ def _number(text: str, match: re.Match[str], sign: Sign) -> NumToken | None:
     suffix = _UNIT_GLUED.match(text, end) or _UNIT_SPACED.match(text, end)
     if suffix is not None:
         named, named_kind = _UNITS[re.sub(r"\s+", " ", suffix.group("u").lower())]
-        if unit is None or named_kind == "currency":
-            unit, kind = (unit or named), ("currency" if unit or named_kind == "currency" else named_kind)
+        if currency is None:  # a currency symbol before the digits wins over any unit after them
+            unit, kind = named, named_kind
         end = suffix.end()
     elif scale == 1 and not currency and (ordinal := _ORDINAL.match(text, end)) is not None:
         kind, end = "ordinal", ordinal.end()
