@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from memdsl import Abstention, Answer, Claim
-from synapse_server.navigation.atoms import atomic_units
+from synapse_server.navigation.atoms import atomic_units, restatement_targets
 from synapse_server.navigation.claims import (
     CAPPING_FORMS,
     CitationFinding,
@@ -24,9 +24,9 @@ from synapse_server.navigation.claims import (
     Reason,
     ordered_reasons,
 )
-from synapse_server.navigation.coverage import calculation_coverage, is_restatement, licensing_clause
+from synapse_server.navigation.coverage import calculation_coverage, is_restatement, licensing_clause, restated_unit
 from synapse_server.navigation.epistemics import Status, weakest
-from synapse_server.navigation.numbers import numeric_tokens
+from synapse_server.navigation.numbers import all_numbers
 from synapse_server.navigation.text import normalise_words
 from synapse_server.navigation.view import View
 
@@ -163,6 +163,7 @@ def _cite(ref: str, view: View) -> CitationFinding:
 
 
 def _units_of(address: str, view: View) -> list[str]:
+    """The atomic clauses of a node: what one number may be licensed by."""
     node = view.graph.nodes[address]
     units = [u.text for u in atomic_units(node.body)]
     if node.type in CLAIM_TYPES and node.title:
@@ -170,8 +171,17 @@ def _units_of(address: str, view: View) -> list[str]:
     return units
 
 
+def _targets_of(address: str, view: View) -> list[str]:
+    """What a restatement may copy: atomic units, whole sentences, and a claim note's own claim."""
+    node = view.graph.nodes[address]
+    targets = [u.text for u in restatement_targets(node.body)]
+    if node.type in CLAIM_TYPES and node.title:
+        targets.append(node.title)
+    return targets
+
+
 def _verbatim(text: str, citations: tuple[CitationFinding, ...], view: View) -> bool:
-    return any(c.address is not None and is_restatement(text, _units_of(c.address, view)) for c in citations)
+    return any(c.address is not None and is_restatement(text, _targets_of(c.address, view)) for c in citations)
 
 
 def _license(
@@ -185,13 +195,15 @@ def _license(
     if citations:
         for c in verified:
             assert c.address is not None
-            clause = licensing_clause(text, _units_of(c.address, view))
+            clause = restated_unit(text, _targets_of(c.address, view)) or licensing_clause(
+                text, _units_of(c.address, view)
+            )
             if clause is not None:
                 return True, (_clause_text(clause),)
         return False, ()
     if not premises or not all(p.licensed for p in premises):
         return False, ()
-    if not numeric_tokens(text):
+    if not all_numbers(text):
         return True, tuple(c for p in premises for c in p.clauses)
     for p in premises:
         clause = licensing_clause(text, list(p.clauses))

@@ -1,0 +1,1 @@
+"""The practice <-> canon overlay: typed cross-store links and the read-only lenses over them."""

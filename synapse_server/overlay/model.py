@@ -1,0 +1,54 @@
+"""The overlay's on-disk shape: ``.synapse/links/links.json`` and ``claim_links.json``.
+
+One file per overlay kind, written only by ``build``. Each carries a schema
+version, the identity of the typer that made its edges, and a signature over
+the contents of both stores (and the typer), so every reader can tell when
+memory or the zettelkasten has drifted since the build. Links are kept in a
+deterministic order so a rebuild of unchanged stores is byte-identical.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+OverlayKind = Literal["generic", "claim"]
+Relation = Literal["applies", "corroborates", "contradicts", "motivated-by", "instantiates", "related"]
+RELATIONS: tuple[Relation, ...] = ("applies", "corroborates", "contradicts", "motivated-by", "instantiates", "related")
+Channel = Literal["semantic", "provenance"]
+FILE_OF_KIND: dict[str, str] = {"generic": "links.json", "claim": "claim_links.json"}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Link(_Frozen):
+    """One typed practice -> canon edge (memory entry -> zettelkasten note)."""
+
+    practice: str = Field(description="mem:tree:<id> address of the memory entry")
+    canon: str = Field(description="zk:<project>:<id> address of the note")
+    relation: Relation
+    confidence: float = Field(ge=0.0, le=1.0)
+    rationale: str = Field(max_length=400)
+    typer: str = Field(description="which typer made this edge, e.g. 'extractive-v1' or 'openai:gpt-4o'")
+    channels: list[Channel]
+    similarity: float | None = None
+    shared_paths: list[str] = Field(default_factory=list)
+    claim_strength: Literal["strong", "moderate", "weak"] | None = None
+    priority: float | None = None
+
+    def key(self) -> tuple[str, str]:
+        return (self.practice, self.canon)
+
+
+class Overlay(_Frozen):
+    schema_version: Literal[1] = 1
+    kind: OverlayKind
+    signature: str = Field(description="sha256 over both stores' contents, the scope and the typer identity")
+    typer: str
+    projects: list[str]
+    min_confidence: float = Field(ge=0.0, le=1.0)
+    links: list[Link]
