@@ -19,6 +19,7 @@ from synapse_server.navigation.executor import execute
 from synapse_server.navigation.prompt import build_prompt, renavigation_note, repair_note
 from synapse_server.navigation.router import model_abstention, route
 from synapse_server.navigation.substrate import Substrate
+from synapse_server.navigation.timing import maybe
 from synapse_server.navigation.view import View
 from synapse_server.navigation.voi import POLICIES
 
@@ -60,7 +61,9 @@ def run_loop(
     hops_left = IN_LOOP_HOPS
     extra = ""
     while True:
-        envelope = serialize_render(render_envelope(outcome.view, budgets.render_max_body_chars))
+        timings = substrate.timings
+        with maybe(timings, "render"):
+            envelope = serialize_render(render_envelope(outcome.view, budgets.render_max_body_chars))
         outcome.envelopes.append(envelope)
         prompt = build_prompt(
             question,
@@ -74,10 +77,12 @@ def run_loop(
             if outcome.decision is not None:  # a re-navigation we cannot afford: the first verdict stands
                 return _finish(outcome, outcome.decision)
             return _halt(outcome, "budget", "the token budget does not cover another model call")
-        completion = model.complete(prompt)
+        with maybe(timings, "model"):
+            completion = model.complete(prompt)
         outcome.tokens_spent += _cost(prompt, completion)
         try:
-            output = parse_output(completion.text)
+            with maybe(timings, "parse"):
+                output = parse_output(completion.text)
         except MemDSLParseError as error:
             if outcome.parse_repairs >= MAX_REPAIRS:
                 if outcome.decision is not None:
@@ -100,10 +105,11 @@ def run_loop(
         if execution.topologic:
             hops_left -= 1
             outcome.hops += 1
-        if isinstance(output.terminal, Abstention):
-            decision = model_abstention(output.terminal)
-        else:
-            decision = route(output.terminal, outcome.view, output.version)
+        with maybe(timings, "route"):
+            if isinstance(output.terminal, Abstention):
+                decision = model_abstention(output.terminal)
+            else:
+                decision = route(output.terminal, outcome.view, output.version)
         outcome.decision = decision
         wants_more = decision.verdict == "abstain" and bool(set(decision.reasons) & RENAVIGATE_ON)
         if wants_more and outcome.renavigations < MAX_RENAVIGATIONS and (actions or decision.claims):

@@ -16,6 +16,7 @@ from adapters.base import Node, TetherCheck
 from adapters.resolvers import Resolvers
 from synapse_server.navigation.budgets import Budgets
 from synapse_server.navigation.epistemics import NodeEpistemics, derive
+from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.view import Graph, MissingGap, View
 
 SEED_FAMILIES = ("memory", "zk", "data", "code")
@@ -30,18 +31,20 @@ class Substrate:
     graph: Graph
     resolvers: Resolvers
     overrides: dict[str, tuple[TetherCheck, ...]] = field(default_factory=dict)
+    timings: Timings | None = None
     _cache: dict[str, NodeEpistemics] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, nodes: Mapping[str, Node], resolvers: Resolvers) -> Substrate:
-        return cls(Graph.build(nodes), resolvers)
+    def build(cls, nodes: Mapping[str, Node], resolvers: Resolvers, timings: Timings | None = None) -> Substrate:
+        return cls(Graph.build(nodes), resolvers, timings=timings)
 
     def epistemics(self, address: str) -> NodeEpistemics:
         cached = self._cache.get(address)
         if cached is None:
-            node = self.graph.nodes[address]
-            checks = tuple(self.resolvers.resolve(t) for t in node.tethers) + self.overrides.get(address, ())
-            cached = derive(node, checks, contested=bool(node.meta.get("contested")))
+            with maybe(self.timings, "epistemics"):
+                node = self.graph.nodes[address]
+                checks = tuple(self.resolvers.resolve(t) for t in node.tethers) + self.overrides.get(address, ())
+                cached = derive(node, checks, contested=bool(node.meta.get("contested")))
             self._cache[address] = cached
         return cached
 

@@ -24,6 +24,7 @@ from synapse_server.navigation.projector import IntegrityError, answer_surface, 
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.substrate import Substrate, assemble
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, Telemetry
+from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.view import MissingGap
 from synapse_server.stores import Stores
 
@@ -39,6 +40,7 @@ def navigate_turn(
     stores: Stores | None = None,
     model: Model | None = None,
     env: Mapping[str, str] | None = None,
+    timings: Timings | None = None,
 ) -> NavigateResult:
     workspace = load_workspace(workspace_root)
     projects = _projects(workspace, request.projects)
@@ -50,24 +52,26 @@ def navigate_turn(
         )
     budgets = resolve_budgets(request.budgets(), workspace.config.navigate)
     scoped = stores.scoped(projects)
-    substrate = Substrate.build(scoped, stores.resolvers)
-    index = stores.open_index(embedder)
-    try:
+    substrate = Substrate.build(scoped, stores.resolvers, timings)
+    with maybe(timings, "assembly"):
+        index = stores.open_index(embedder)
+        try:
 
-        def search(question: str, limit: int, family: str) -> list[str]:
-            hits = index.search(question, limit, families=[family], projects=projects if family == "zk" else None)
-            return [h.address for h in hits if h.address in scoped]
+            def search(question: str, limit: int, family: str) -> list[str]:
+                hits = index.search(question, limit, families=[family], projects=projects if family == "zk" else None)
+                return [h.address for h in hits if h.address in scoped]
 
-        failures = [MissingGap(f.address, f.detail) for f in stores.failures]
-        view = assemble(request.question, substrate, search, budgets, failures)
-    finally:
-        index.close()
+            failures = [MissingGap(f.address, f.detail) for f in stores.failures]
+            view = assemble(request.question, substrate, search, budgets, failures)
+        finally:
+            index.close()
     info = ModelInfo(provider=model.identity.provider, id=model.identity.id)
     try:
         outcome = run_loop(request.question, view, substrate, model, budgets)
     except ModelError as error:
         return failure_result("internal-error", f"the model provider failed: {error.kind}", info)
-    return project(outcome, info)
+    with maybe(timings, "project"):
+        return project(outcome, info)
 
 
 def failure_result(halted_reason: str, detail: str, model: ModelInfo, envelope: str = "") -> NavigateResult:
