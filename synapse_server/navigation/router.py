@@ -195,9 +195,10 @@ def _license(
     if citations:
         for c in verified:
             assert c.address is not None
-            clause = restated_unit(text, _targets_of(c.address, view)) or licensing_clause(
-                text, _units_of(c.address, view)
-            )
+            restated = restated_unit(text, _targets_of(c.address, view))
+            if restated is not None:
+                return True, _clauses_within(restated, c.address, view)
+            clause = licensing_clause(text, _units_of(c.address, view))
             if clause is not None:
                 return True, (_clause_text(clause),)
         return False, ()
@@ -210,6 +211,16 @@ def _license(
         if clause is not None:
             return True, (_clause_text(clause),)
     return False, ()
+
+
+def _clauses_within(restated: str, address: str, view: View) -> tuple[str, ...]:
+    """The atomic clauses of a restated whole sentence: a later claim may take figures from one of them only."""
+    body = view.graph.nodes[address].body
+    for target in restatement_targets(body):
+        if target.text == restated:
+            inside = tuple(u.text for u in atomic_units(body) if target.start <= u.start and u.end <= target.end)
+            return inside or (restated,)
+    return (restated,)
 
 
 def _license_calculation(

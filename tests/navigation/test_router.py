@@ -1,0 +1,411 @@
+"""The grounding router: it re-derives every claim's standing from the envelope and decides answer or abstain.
+
+Each test routes a real, strictly parsed OUTPUT artifact against a real view
+built from real nodes and a resolver table (see ``engine_builders``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from engine_builders import answer, artifact, cited, decide, node, world
+
+from memdsl import Abstention
+from synapse_server.navigation.claims import REASON_ORDER, ordered_reasons
+from synapse_server.navigation.router import model_abstention
+from synapse_server.navigation.view import View
+
+COST = "mem:tree:cost"  # n1 grounded (git pin)
+SHARPE = "mem:tree:sharpe"  # n2 measured (content hash)
+PREMIUM = "zk:research:premium"  # n3 grounded (citation, quote verified)
+BREAKEVEN = "zk:research:breakeven"  # n4 refuted (quote not in the source)
+DARK = "zk:execution:dark-pool"  # n5 unresolved (no source record)
+CARRY = "mem:tree:carry"  # n6 stale pin
+PIN = "mem:tree:pin"  # n7 outdated pin (grounded + disclosure)
+MOMENTUM = "mem:tree:momentum"  # n8 contested
+GUESS = "mem:tree:guess"  # n9 no tether: inferred
+FIRMS = "mem:tree:firms"  # n10 grounded, compound sentences
+REBALANCE = "mem:tree:rebalance"  # n11 grounded, words only
+
+SOURCE_TEXT = "Momentum earned 0.9% per month before costs. The breakeven round-trip cost is 50 bps."
+
+
+@pytest.fixture(scope="module")
+def view() -> View:
+    return world(
+        node(COST, "Transaction costs increased from 5 bps to 8 bps."),
+        node(SHARPE, "Sharpe decreased from 1.4 to 1.1.", status="measured"),
+        cited(PREMIUM, "Momentum earned 0.9% per month before costs.", "okafor", quote="earned 0.9% per month"),
+        cited(BREAKEVEN, "The breakeven round-trip cost is 10 bps.", "okafor", quote="cost is 10 bps"),
+        cited(DARK, "Dark-pool fills saved 1.2 bps per trade.", "hall"),
+        node(CARRY, "The carry signal lost 3.5% over 2024."),
+        node(PIN, "Costs were raised to 8 bps in May."),
+        node(MOMENTUM, "Momentum works in every asset class.", contested=True),
+        node(GUESS, "Costs will probably rise to 9 bps.", status="inferred"),
+        node(
+            FIRMS,
+            "Revenue rose to $5M and costs fell to $3M in the same quarter. "
+            "Revenue was $4.2M in 2025. Orders totalled 1,200 in May. Fees came to 2.5% of turnover.",
+        ),
+        node(REBALANCE, "The backtest rebalances the portfolio on the last trading day of each month."),
+        states={CARRY: "stale", PIN: "outdated"},
+        sources={"okafor": SOURCE_TEXT},
+    )
+
+
+def restate(ref: str, text: str) -> str:
+    return answer(f"claim c1 [restatement] cites {ref} :: {text}")
+
+
+# --- verbatim versus paraphrase ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ref", "text", "status"),
+    [
+        pytest.param("n1", "Transaction costs increased from 5 bps to 8 bps.", "grounded", id="git-pin-grounded"),
+        pytest.param("n1", "transaction COSTS increased, from 5 bps to 8 bps", "grounded", id="case-and-punctuation"),
+        pytest.param("n2", "Sharpe decreased from 1.4 to 1.1.", "measured", id="content-hash-measured"),
+        pytest.param("n3", "Momentum earned 0.9% per month before costs.", "grounded", id="verified-citation"),
+        pytest.param("mem:tree:cost", "Transaction costs increased from 5 bps to 8 bps.", "grounded", id="by-address"),
+        pytest.param("n10", "Orders totalled 1200 in May.", "grounded", id="thousands-separator-is-formatting"),
+    ],
+)
+def test_verbatim_restatement_of_a_verified_node_answers_with_its_status(
+    view: View, ref: str, text: str, status: str
+) -> None:
+    decision = decide(restate(ref, text), view)
+    assert (decision.verdict, decision.status, decision.reasons) == ("answer", status, ())
+    assert decision.claims["c1"].extrapolation is False
+
+
+def test_paraphrase_of_a_verified_node_is_a_hedged_inferred_answer(view: View) -> None:
+    decision = decide(restate("n11", "The portfolio is rebalanced on the last trading day of each month."), view)
+    assert (decision.verdict, decision.status, decision.reasons) == ("answer", "inferred", ())
+    assert decision.claims["c1"].extrapolation is True
+
+
+def test_restating_an_unverified_node_is_not_an_answer(view: View) -> None:
+    decision = decide(restate("n9", "Costs will probably rise to 9 bps."), view)
+    assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
+
+
+# --- numeric traps -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ref", "text"),
+    [
+        pytest.param("n1", "Transaction costs increased from 5 bps to 9 bps.", id="changed-digit"),
+        pytest.param("n1", "Transaction costs increased from -5 bps to 8 bps.", id="sign-flip"),
+        pytest.param("n1", "Transaction costs increased from 8 bps to 5 bps.", id="reversed-order"),
+        pytest.param("n1", "Transaction costs increased from 5% to 8%.", id="unit-swap"),
+        pytest.param("n10", "Revenue rose to $3M.", id="carved-clause-number-from-the-other-clause"),
+        pytest.param("n10", "Costs fell to $5M.", id="carved-clause-label-from-the-other-clause"),
+        pytest.param("n10", "Orders totalled 12,00 in May.", id="thousands-separator-moved"),
+        pytest.param("n10", "Fees came to 250 bps of turnover.", id="percentage-is-not-bps"),
+        pytest.param("n10", "Net income was $4.2M in 2025.", id="label-swap-revenue-for-net-income"),
+        pytest.param("n2", "Sharpe decreased from 1.4 to 1.0.", id="changed-digit-measured"),
+    ],
+)
+def test_each_numeric_trap_abstains_low_coverage(view: View, ref: str, text: str) -> None:
+    decision = decide(restate(ref, text), view)
+    assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
+    assert decision.claims["c1"].licensed is False
+
+
+CALC_PREMISE = "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to 8 bps."
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        pytest.param(
+            'claim c2 [calculation] from c1 derive "(8 - 5) / 5 * 100" :: Transaction costs increased by 60%.',
+            "answer",
+            id="correct-percentage-from-premise",
+        ),
+        pytest.param(
+            'claim c2 [calculation] from c1 derive "8 - 5" :: Transaction costs increased by 3 bps.',
+            "answer",
+            id="correct-difference-from-premise",
+        ),
+        pytest.param(
+            'claim c2 [calculation] from c1 derive "(8 - 5) / 5 * 100" :: Transaction costs increased by 70%.',
+            "abstain",
+            id="wrong-derived-percentage",
+        ),
+        pytest.param(
+            'claim c2 [calculation] from c1 derive "(9 - 5) / 5 * 100" :: Transaction costs increased by 80%.',
+            "abstain",
+            id="operand-not-in-the-evidence",
+        ),
+        pytest.param(
+            "claim c2 [deduction] from c1 :: Transaction costs increased by 60%.",
+            "abstain",
+            id="derived-figure-without-derive",
+        ),
+    ],
+)
+def test_a_derived_figure_is_licensed_only_by_an_evaluated_derivation(view: View, claim: str, verdict: str) -> None:
+    decision = decide(answer(CALC_PREMISE, claim, conclude="c2"), view)
+    assert decision.verdict == verdict
+    if verdict == "answer":
+        assert decision.status == "grounded"
+    else:
+        assert decision.reasons == ("low-coverage",)
+
+
+def test_a_calculation_citing_a_verified_node_directly_is_licensed(view: View) -> None:
+    text = answer('claim c1 [calculation] cites n1 derive "(8 - 5) / 5 * 100" :: Transaction costs increased by 60%.')
+    decision = decide(text, view)
+    assert (decision.verdict, decision.status) == ("answer", "grounded")
+
+
+# --- pooling -------------------------------------------------------------------------------------
+
+
+def test_one_claim_citing_two_nodes_for_its_two_numbers_is_not_licensed(view: View) -> None:
+    text = answer(
+        "claim c1 [deduction] cites n1, n2 :: Transaction costs increased to 8 bps as Sharpe decreased to 1.1."
+    )
+    decision = decide(text, view)
+    assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
+
+
+def test_a_premise_only_claim_pooling_numbers_from_two_premises_is_not_licensed(view: View) -> None:
+    text = answer(
+        CALC_PREMISE,
+        "claim c2 [restatement] cites n2 :: Sharpe decreased from 1.4 to 1.1.",
+        "claim c3 [deduction] from c1, c2 :: Transaction costs increased to 8 bps and Sharpe decreased to 1.1.",
+        conclude="c3",
+    )
+    decision = decide(text, view)
+    assert decision.claims["c1"].licensed and decision.claims["c2"].licensed
+    assert decision.claims["c3"].licensed is False
+    assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
+
+
+def test_a_premise_only_claim_whose_numbers_one_premise_covers_is_licensed(view: View) -> None:
+    text = answer(
+        CALC_PREMISE,
+        "claim c2 [restatement] cites n2 :: Sharpe decreased from 1.4 to 1.1.",
+        "claim c3 [deduction] from c1, c2 :: Sharpe decreased from 1.4 to 1.1.",
+        conclude="c3",
+    )
+    assert decide(text, view).verdict == "answer"
+
+
+# --- unbound prose -------------------------------------------------------------------------------
+
+
+def test_a_cite_line_whose_assertion_is_not_the_bound_claims_text_abstains_low_coverage(view: View) -> None:
+    prose = "Transaction costs increased from 5 bps to 8 bps, which doubled profits."
+    decision = decide(answer(CALC_PREMISE, prose=prose, cites=[("c1", prose)]), view)
+    assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
+    assert decision.claims["c1"].licensed is True
+    assert decision.detail == "a prose assertion does not restate the claim it is bound to"
+
+
+# --- abstention reasons and their order ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "reason"),
+    [
+        pytest.param(
+            "claim c1 [restatement] cites n99 :: Costs rose to 8 bps.", "missing-hop", id="ref-not-in-envelope"
+        ),
+        pytest.param(
+            "claim c1 [restatement] cites mem:tree:absent :: Costs rose to 8 bps.", "missing-hop", id="unknown-address"
+        ),
+        pytest.param(
+            "claim c1 [restatement] cites n5 :: Dark-pool fills saved 1.2 bps per trade.",
+            "missing-hop",
+            id="unresolved-citation",
+        ),
+        pytest.param("claim c1 [restatement] cites n6 :: The carry signal lost 3.5% over 2024.", "stale", id="stale"),
+        pytest.param(
+            "claim c1 [restatement] cites n4 :: The breakeven round-trip cost is 10 bps.",
+            "false-premise",
+            id="refuted-quote",
+        ),
+        pytest.param(
+            "claim c1 [restatement] cites n9 :: Costs will probably rise to 9 bps.", "low-coverage", id="unverified"
+        ),
+    ],
+)
+def test_each_defect_abstains_with_its_reason(view: View, claim: str, reason: str) -> None:
+    decision = decide(answer(claim), view)
+    assert (decision.verdict, decision.status, decision.reasons) == ("abstain", None, (reason,))
+    assert decision.answer_text is None
+
+
+CLAIMS_BY_REASON = {
+    "missing-hop": "claim c{i} [restatement] cites n99 :: Costs rose to 8 bps.",
+    "stale": "claim c{i} [restatement] cites n6 :: The carry signal lost 3.5% over 2024.",
+    "false-premise": "claim c{i} [restatement] cites n4 :: The breakeven round-trip cost is 10 bps.",
+    "low-coverage": "claim c{i} [restatement] cites n9 :: Costs will probably rise to 9 bps.",
+}
+
+
+@pytest.mark.parametrize(
+    "present",
+    [
+        pytest.param(("low-coverage", "missing-hop"), id="missing-hop-over-low-coverage"),
+        pytest.param(("false-premise", "stale"), id="stale-over-false-premise"),
+        pytest.param(("low-coverage", "false-premise"), id="false-premise-over-low-coverage"),
+        pytest.param(("low-coverage", "stale", "missing-hop"), id="missing-hop-over-stale"),
+        pytest.param(("low-coverage", "false-premise", "stale", "missing-hop"), id="all-four"),
+    ],
+)
+def test_several_reasons_in_the_closure_come_most_specific_first(view: View, present: tuple[str, ...]) -> None:
+    premises = [CLAIMS_BY_REASON[r].format(i=i) for i, r in enumerate(present, start=1)]
+    conclusion = f"claim c{len(present) + 1} [deduction] from {', '.join(f'c{i}' for i in range(1, len(present) + 1))}"
+    text = answer(*premises, f"{conclusion} :: Costs rose.", conclude=f"c{len(present) + 1}")
+    decision = decide(text, view)
+    assert decision.verdict == "abstain"
+    assert decision.reasons == tuple(r for r in REASON_ORDER if r in present)
+
+
+def test_a_claim_citing_a_stale_node_beside_a_licensing_one_still_abstains_stale(view: View) -> None:
+    decision = decide(restate("n6, n1", "Transaction costs increased from 5 bps to 8 bps."), view)
+    assert (decision.verdict, decision.reasons) == ("abstain", ("stale",))
+
+
+def test_unbound_prose_adds_low_coverage_after_the_specific_reason(view: View) -> None:
+    prose = "The carry signal lost 3.5% over 2024, so carry is dead."
+    text = answer(
+        "claim c1 [restatement] cites n6 :: The carry signal lost 3.5% over 2024.", prose=prose, cites=[("c1", prose)]
+    )
+    assert decide(text, view).reasons == ("stale", "low-coverage")
+
+
+def test_ordered_reasons_keeps_the_canonical_order_whatever_the_input_order() -> None:
+    assert ordered_reasons(("low-coverage", "false-premise", "stale", "missing-hop")) == REASON_ORDER
+
+
+@pytest.mark.parametrize(
+    ("label", "reason"),
+    [("stale", "stale"), ("missing-hop", "missing-hop"), ("i-am-sure", "low-coverage")],
+)
+def test_a_model_abstention_keeps_a_canonical_label_and_maps_others_to_low_coverage(label: str, reason: str) -> None:
+    decision = model_abstention(Abstention(label, "whatever the model says"))
+    assert (decision.verdict, decision.reasons) == ("abstain", (reason,))
+    assert "whatever the model says" not in decision.detail
+
+
+# --- status: contested, inference-form caps, weakest link, outdated ------------------------------
+
+
+def test_contested_ground_gives_a_hedged_inferred_answer(view: View) -> None:
+    decision = decide(restate("n8", "Momentum works in every asset class."), view)
+    assert (decision.verdict, decision.status) == ("answer", "inferred")
+    assert decision.claims["c1"].flag("contested") is True
+
+
+@pytest.mark.parametrize(
+    ("form", "status", "extrapolation"),
+    [
+        ("induction", "inferred", True),
+        ("abduction", "inferred", True),
+        ("causal", "inferred", True),
+        ("analogy", "inferred", True),
+        ("assumption", "inferred", True),
+        ("deduction", "grounded", False),
+        ("comparison", "grounded", False),
+    ],
+)
+def test_inference_form_caps_extrapolations_and_deduction_keeps_the_minimum(
+    view: View, form: str, status: str, extrapolation: bool
+) -> None:
+    text = answer(
+        CALC_PREMISE, f"claim c2 [{form}] from c1 :: Transaction costs increased from 5 bps to 8 bps.", conclude="c2"
+    )
+    decision = decide(text, view)
+    assert (decision.verdict, decision.status) == ("answer", status)
+    assert decision.claims["c2"].extrapolation is extrapolation
+
+
+def test_weakest_link_across_premises_grounded_and_measured_is_measured(view: View) -> None:
+    text = answer(
+        CALC_PREMISE,
+        "claim c2 [restatement] cites n2 :: Sharpe decreased from 1.4 to 1.1.",
+        "claim c3 [deduction] from c1, c2 :: Transaction costs increased and Sharpe decreased.",
+        conclude="c3",
+    )
+    decision = decide(text, view)
+    assert [decision.claims[c].status for c in ("c1", "c2", "c3")] == ["grounded", "measured", "measured"]
+    assert (decision.verdict, decision.status) == ("answer", "measured")
+
+
+def test_a_licensing_outdated_node_keeps_its_status_and_flags_the_decision(view: View) -> None:
+    decision = decide(restate("n7", "Costs were raised to 8 bps in May."), view)
+    assert (decision.verdict, decision.status, decision.outdated) == ("answer", "grounded", True)
+    assert decision.claims["c1"].outdated is True
+
+
+def test_an_outdated_premise_carries_the_flag_to_the_conclusion(view: View) -> None:
+    text = answer(
+        "claim c1 [restatement] cites n7 :: Costs were raised to 8 bps in May.",
+        "claim c2 [deduction] from c1 :: Costs were raised to 8 bps in May.",
+        conclude="c2",
+    )
+    decision = decide(text, view)
+    assert decision.outdated is True and decision.claims["c2"].outdated is True
+
+
+def test_a_fresh_answer_is_not_flagged_outdated(view: View) -> None:
+    assert decide(restate("n1", "Transaction costs increased from 5 bps to 8 bps."), view).outdated is False
+
+
+# --- the legacy OUTPUT v1 path -------------------------------------------------------------------
+
+
+def test_v1_answer_text_is_the_conclusion_claim_text(view: View) -> None:
+    text = artifact(
+        "@answer",
+        "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to 8 bps.",
+        "claim c2 [deduction] from c1 :: Transaction costs increased from 5 bps to 8 bps.",
+        "conclude c2",
+        version=1,
+    )
+    decision = decide(text, view)
+    assert (decision.verdict, decision.version, decision.status) == ("answer", 1, "grounded")
+    assert decision.answer_text == "Transaction costs increased from 5 bps to 8 bps."
+    assert decision.assertions == (("Transaction costs increased from 5 bps to 8 bps.", "c2"),)
+
+
+def test_v1_unlicensed_conclusion_abstains(view: View) -> None:
+    text = artifact(
+        "@answer", "claim c1 [restatement] cites n1 :: Transaction costs increased to 9 bps.", "conclude c1", version=1
+    )
+    assert decide(text, view).reasons == ("low-coverage",)
+
+
+# --- whole sentences -----------------------------------------------------------------------------
+
+
+def test_verbatim_restatement_of_a_whole_compound_sentence_is_grounded(view: View) -> None:
+    decision = decide(restate("n10", "Revenue rose to $5M and costs fell to $3M in the same quarter."), view)
+    assert (decision.verdict, decision.status, decision.reasons) == ("answer", "grounded", ())
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        pytest.param("claim c2 [deduction] from c1 :: Revenue rose to $3M.", id="carved-number"),
+        pytest.param(
+            'claim c2 [calculation] from c1 derive "5 - 3" :: Revenue exceeded costs by $2M.',
+            id="derived-across-clauses",
+        ),
+    ],
+)
+def test_a_premise_restating_a_compound_sentence_cannot_lend_numbers_across_its_clauses(view: View, claim: str) -> None:
+    text = answer(
+        "claim c1 [restatement] cites n10 :: Revenue rose to $5M and costs fell to $3M in the same quarter.",
+        claim,
+        conclude="c2",
+    )
+    decision = decide(text, view)
+    assert decision.claims["c1"].licensed is True
+    assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
