@@ -1,0 +1,82 @@
+"""What every action declares: its parameter model, its handler, and how the tool describes it.
+
+Keeping the description and the parameter model next to the handler is what
+makes adding an action one line in the dispatch table: the tool's input schema
+and its description are generated from these specs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from synapse_server.actions.deps import Deps
+
+
+class ActionOutput(BaseModel):
+    """Base of every action result: a short human ``summary`` first (Claude Code shows only structured content)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    summary: str = Field(..., description="one line for a human reader")
+
+    @property
+    def is_error(self) -> bool:
+        """True when the result reports an operational failure (the tool sets ``isError``)."""
+        return False
+
+
+class StrictParams(BaseModel):
+    """Base of public parameter models: strict types, unknown keys refused, frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+Handler = Callable[[Any, "Deps"], Awaitable[BaseModel]]
+"""Takes validated params and the shared deps; returns a model with a ``summary`` (and optionally ``is_error``)."""
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One public action: what it does, when an agent should reach for it, and how it runs.
+
+    ``hidden`` names fields of ``params`` that are not part of the public tool
+    (navigate's ``model`` override is a server setting, never a caller's choice:
+    a ``command:`` spec would let any caller run a program).
+    """
+
+    params: type[BaseModel]
+    handler: Handler
+    does: str
+    say: tuple[str, ...]
+    writes: bool = False
+    hidden: frozenset[str] = frozenset()
+
+    def public_fields(self) -> list[str]:
+        return [name for name in self.params.model_fields if name not in self.hidden]
+
+
+def check_text(value: str, what: str) -> str:
+    """Refuse NUL (it truncates C strings downstream) and blank text; lengths are bounded by the field."""
+    if "\x00" in value:
+        raise ValueError(f"{what} contains a NUL character")
+    if not value.strip():
+        raise ValueError(f"{what} is blank")
+    return value
+
+
+def check_project_names(names: list[str] | None) -> list[str] | None:
+    """Project names are single address segments: no separators, slashes, NUL or leading dot."""
+    for name in names or []:
+        if not name or ":" in name or any(c.isspace() or c in "{},/\\\x00" for c in name) or name.startswith("."):
+            raise ValueError(f"project {name[:80]!r} is not a valid project name")
+    return names
+
+
+def tier_of(family: str) -> str | None:
+    """Practice (the memory tree) vs canon (the zettelkasten); code and data have no tier."""
+    return {"memory": "practice", "zk": "canon"}.get(family)

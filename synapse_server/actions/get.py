@@ -1,0 +1,189 @@
+"""get: the full body and metadata of one node, by memory id or any canonical address.
+
+Agents are told to ground before quoting: search finds, get reads. Nodes come
+from the loaded stores, never from a path the caller names, so get cannot read
+an arbitrary file; an id that *looks* like a way out (``..``, an absolute path,
+a backslash, a store file that is a symlink leaving the workspace) is refused
+as ``path_outside_workspace`` rather than reported as merely missing, so the
+refusal is visible.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from adapters.base import Node
+from adapters.ids import BadAddress, check_address, check_id
+from adapters.paths import PathEscape, resolve_inside
+from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text, tier_of
+from synapse_server.actions.deps import Deps
+from synapse_server.config import Workspace
+from synapse_server.errors import InvalidInput, NotFound, PathOutsideWorkspace
+
+MAX_ID_CHARS = 1000
+MAX_BODY_CHARS = 200_000
+"""A body past this is cut (``truncated: true``): a multi-megabyte data file helps no agent."""
+
+
+class GetParams(StrictParams):
+    id: str = Field(
+        ...,
+        min_length=1,
+        max_length=MAX_ID_CHARS,
+        description="a memory id (deci-e17103e8) or a canonical address (zk:<project>:<id>, repo:<name>:<path or "
+        "dotted.symbol>, data:runs:<run-id>)",
+    )
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_text(cls, value: str) -> str:
+        return check_text(value, "id")
+
+
+class TetherOut(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: str
+    target: str
+    ref: str | None
+    quote: str | None
+    project: str | None
+
+
+class EdgeOut(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    src: str
+    dst: str
+    rel: str
+
+
+class GetOutput(ActionOutput):
+    address: str
+    store: str = Field(..., description="mem | zk | repo | data")
+    family: str = Field(..., description="memory | zk | code | data")
+    tier: str | None = Field(..., description="practice (memory) | canon (zk) | null")
+    type: str
+    title: str
+    body: str
+    truncated: bool
+    provenance: list[str]
+    tethers: list[TetherOut]
+    edges: list[EdgeOut]
+    meta: dict[str, Any]
+    path: str | None = Field(..., description="the source file, relative to the workspace")
+    line: int | None
+
+
+def canonical_address(raw: str) -> str:
+    """The canonical address an id names; refuses traversal-shaped ids before any lookup."""
+    if "\\" in raw or any(part == ".." for part in PurePosixPath(raw.replace(":", "/")).parts):
+        raise PathOutsideWorkspace("id climbs out of its store ('..' or a backslash)", parameter="id")
+    if ":" not in raw:
+        if "/" in raw:
+            raise PathOutsideWorkspace("a memory id is a file name, not a path", parameter="id")
+        try:
+            return f"mem:tree:{check_id(raw)}"
+        except BadAddress as exc:
+            raise InvalidInput(f"id: {exc}", parameter="id") from None
+    try:
+        address = check_address(raw)
+    except BadAddress as exc:
+        raise InvalidInput(f"id is neither a memory id nor a canonical address: {exc}", parameter="id") from None
+    if address.id.startswith("/"):
+        raise PathOutsideWorkspace(
+            "an address names a path relative to its store, never an absolute one", parameter="id"
+        )
+    return f"{address.store}:{address.source}:{address.id}"
+
+
+def get_node(deps: Deps, params: GetParams) -> GetOutput:
+    """The function both the tool and ``synapse get`` call."""
+    address = canonical_address(params.id)
+    with deps.lock:
+        workspace = deps.workspace()
+        node = deps.stores().nodes.get(address)
+    if node is None:
+        _refuse_escape(workspace, address)
+        raise NotFound(f"no node has the address {address}", parameter="id")
+    return _output(node)
+
+
+async def handle(params: GetParams, deps: Deps) -> GetOutput:
+    return await anyio.to_thread.run_sync(get_node, deps, params)
+
+
+def _refuse_escape(workspace: Workspace, address: str) -> None:
+    """A node the adapters refused because its file leaves the workspace is named as such, not as missing."""
+    store, source, ident = address.split(":", 2)
+    candidates: list[Path] = []
+    if store == "mem":
+        candidates.append(workspace.memory_dir / "tree" / f"{ident}.md")
+    elif store == "zk":
+        candidates.append(workspace.zettelkasten_dir / source / "notes" / f"{ident}.md")
+    elif store == "data":
+        candidates.append(workspace.runs_dir / ident / "run.yaml")
+    elif store == "repo":
+        candidates.append(workspace.code_dir / ident)
+    for candidate in candidates:
+        if os.path.lexists(candidate):
+            try:
+                resolve_inside(workspace.root, candidate)
+            except PathEscape:
+                raise PathOutsideWorkspace(
+                    f"{address} is a file that resolves outside the workspace", parameter="id"
+                ) from None
+
+
+def _output(node: Node) -> GetOutput:
+    body = node.body if len(node.body) <= MAX_BODY_CHARS else node.body[:MAX_BODY_CHARS]
+    tier = tier_of(node.family)
+    where = f"{node.family}/{tier}" if tier else node.family
+    return GetOutput(
+        summary=f"{node.address}: {node.title} ({node.type}, {where}, {len(node.body)} characters)",
+        address=node.address,
+        store=node.address.split(":", 1)[0],
+        family=node.family,
+        tier=tier,
+        type=node.type,
+        title=node.title,
+        body=body,
+        truncated=len(body) < len(node.body),
+        provenance=list(node.provenance),
+        tethers=[
+            TetherOut(kind=str(t.kind), target=t.target, ref=t.ref, quote=t.quote, project=t.project)
+            for t in node.tethers
+        ],
+        edges=[EdgeOut(src=e.src, dst=e.dst, rel=e.rel) for e in node.edges],
+        meta={str(k): _jsonable(v) for k, v in (node.meta or {}).items()},
+        path=node.path,
+        line=node.line,
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    """Front matter is YAML: dates and odd scalars become strings, containers stay containers."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    return str(value)
+
+
+SPEC = ActionSpec(
+    params=GetParams,
+    handler=handle,
+    does="Read the full body and metadata of one node: a memory entry by id, or any canonical address "
+    "(zk note, code file or symbol, run). Ground before quoting.",
+    say=("show me deci-e17103e8", "read that note in full", "what exactly does that entry say"),
+)

@@ -1,0 +1,53 @@
+"""Operational failures of a navigate turn, in the public NavigateResult shape.
+
+A timeout, a native crash or an internal error is not an abstention: the
+verdict is ``failure``, there is no answer or trace surface, no reasons and no
+status. The ``model`` block still says honestly which model was configured.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Mapping
+
+from synapse_server.models import ModelSpecError, model_spec_from, parse_model_spec
+from synapse_server.navigation.surfaces import HaltedReason, ModelInfo, NavigateResult
+
+
+def failure_result(halted_reason: HaltedReason, detail: str, model: ModelInfo) -> NavigateResult:
+    return NavigateResult(
+        verdict="failure",
+        status=None,
+        reasons=[],
+        halted_reason=halted_reason,
+        conclusion=None,
+        outdated=False,
+        detail=detail,
+        answer_surface=None,
+        trace_surface=None,
+        envelope="",
+        hops=0,
+        renavigations=0,
+        tokens_spent=0,
+        loop_break=halted_reason,
+        model=model,
+    )
+
+
+def configured_model(config_model: str, env: Mapping[str, str], override: str | None) -> ModelInfo:
+    """The model a turn would use, named without building it (no file, key or network check)."""
+    spec_text = model_spec_from(config_model, env, override)
+    try:
+        spec = parse_model_spec(spec_text)
+    except ModelSpecError:
+        provider = spec_text.strip().partition(":")[0] or "unknown"
+        return ModelInfo(provider=provider, id=spec_text.strip() or "unknown")
+    return ModelInfo(provider=spec.provider, id=spec.argument if spec.argument is not None else spec.provider)
+
+
+def signal_name(number: int) -> str:
+    """``SIGSEGV`` for 11; an unknown number stays a number."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
