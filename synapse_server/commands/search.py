@@ -1,0 +1,58 @@
+"""``synapse search QUERY --root DIR [--projects a,b] [--limit N] [--json]``: the search action from a shell.
+
+``--json`` prints exactly the tool's JSON; ``--projects ''`` means memory only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.actions.search import SearchParams, search
+from synapse_server.config import find_workspace
+from synapse_server.dispatch import result_payload, validated
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "search",
+        help="hybrid search across the memory tree and the zettelkasten",
+        description="Keyword + meaning search (RRF-fused) across memory (practice) and the scoped zk projects (canon).",
+    )
+    parser.add_argument("query", metavar="QUERY", help="keywords or a question")
+    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    parser.add_argument("--projects", default=None, help="comma-separated zk projects; '' = memory only")
+    parser.add_argument("--limit", type=int, default=10, help="how many hits (1-100, default 10)")
+    parser.add_argument("--json", action="store_true", help="print the tool's JSON instead of text")
+    parser.set_defaults(handler=run)
+
+
+def project_list(raw: str | None) -> list[str] | None:
+    """``None`` = config scope; ``''`` = memory only; otherwise the comma-separated names."""
+    if raw is None:
+        return None
+    return [name.strip() for name in raw.split(",") if name.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root) if args.root else find_workspace(Path.cwd())
+    values: dict[str, Any] = {"query": args.query, "limit": args.limit}
+    if args.projects is not None:
+        values["projects"] = project_list(args.projects)
+    params = validated(SearchParams, values)
+    deps = Deps(ServerSettings(root=root, prespawn=False))
+    try:
+        out = search(deps, params)
+    finally:
+        deps.close()
+    if args.json:
+        print(json.dumps(result_payload("search", out), ensure_ascii=False, indent=2))
+        return 0
+    print(out.summary)
+    for hit in out.hits:
+        print(f"{hit.rank:>3}. [{hit.store}/{hit.tier}] {hit.title}  ({hit.address})")
+        print(f"     {' '.join(hit.snippet.split())}")
+    return 0

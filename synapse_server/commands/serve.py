@@ -1,0 +1,131 @@
+"""``synapse serve --root DIR [--write-free] [--model SPEC] [--check [--json]]``: the MCP stdio server.
+
+The workspace and any ``--model`` are checked before the transport starts, so
+a host that launches a misconfigured server sees a clear error (exit 2) in its
+log instead of a server that fails on the first call. ``--check`` prints what
+the server would serve - workspace, stores, model, index cache - and exits
+without starting the transport or loading the embedding model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from synapse_server.actions.deps import WRITE_FREE_ENV, Deps, ServerSettings
+from synapse_server.config import find_workspace, load_workspace
+from synapse_server.models import model_spec_from, parse_model_spec
+from synapse_server.models.spec import ENV_VAR as MODEL_ENV
+from synapse_server.stores import FAMILIES
+
+INDEX_FILE = "index-default.sqlite3"
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="run the MCP stdio server (one tool: synapse)",
+        description="Serve the synapse tool over stdio for Claude Code, Cursor and other MCP hosts.",
+    )
+    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    parser.add_argument(
+        "--write-free",
+        action="store_true",
+        help=f"refuse every writing action (also {WRITE_FREE_ENV}=1 or write_free: true in the config)",
+    )
+    parser.add_argument("--model", default=None, help=f"navigate model spec (over {MODEL_ENV} and the config)")
+    parser.add_argument("--check", action="store_true", help="print workspace, stores, model and index state; exit")
+    parser.add_argument("--json", action="store_true", help="with --check: print a JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root) if args.root else find_workspace(Path.cwd())
+    workspace = load_workspace(root)
+    if args.model is not None:
+        parse_model_spec(args.model)
+    settings = ServerSettings.from_environment(workspace.root, write_free=args.write_free, model=args.model)
+    if args.check:
+        report = check_report(settings)
+        print(json.dumps(report, indent=2) if args.json else "\n".join(report_lines(report)))
+        return 0
+    from synapse_server.server import serve
+
+    serve(settings)
+    return 0
+
+
+def check_report(settings: ServerSettings) -> dict[str, Any]:
+    """What the server would serve, without starting it or loading the embedding model."""
+    deps = Deps(
+        ServerSettings(root=settings.root, write_free=settings.write_free, model=settings.model, prespawn=False)
+    )
+    try:
+        workspace = deps.workspace()
+        stores = deps.stores()
+        counts = Counter(node.family for node in stores.nodes.values())
+        spec = model_spec_from(workspace.config.model, os.environ, settings.model)
+        source = (
+            "--model" if settings.model is not None else ("env" if os.environ.get(MODEL_ENV, "").strip() else "config")
+        )
+        cache = workspace.cache_dir / INDEX_FILE
+        docs = _indexed_docs(deps) if cache.exists() else None
+        return {
+            "workspace": str(workspace.root),
+            "config": str(workspace.config_path.relative_to(workspace.root)) if workspace.config_path else "defaults",
+            "write_free": deps.write_free(),
+            "stores": {
+                "nodes": {family: counts.get(family, 0) for family in FAMILIES},
+                "projects": workspace.scoped_projects(),
+                "diagnostics": len(stores.diagnostics),
+                "failures": [failure.detail for failure in stores.failures],
+            },
+            "model": {"spec": spec, "source": source},
+            "index": {
+                "cache": _relative(cache, workspace.root),
+                "present": cache.exists(),
+                "docs": docs,
+                "nodes": len(stores.nodes),
+                "complete": docs == len(stores.nodes),
+            },
+        }
+    finally:
+        deps.close()
+
+
+def report_lines(report: dict[str, Any]) -> list[str]:
+    stores, index = report["stores"], report["index"]
+    nodes = ", ".join(f"{family} {count}" for family, count in stores["nodes"].items())
+    if not index["present"]:
+        state = "absent (built by the first search or navigate)"
+    else:
+        state = f"{index['docs']} of {index['nodes']} nodes indexed" + ("" if index["complete"] else " (a sync is due)")
+    return [
+        f"workspace: {report['workspace']} (config: {report['config']})",
+        f"write-free: {'yes' if report['write_free'] else 'no'}",
+        f"stores: {nodes}",
+        f"projects in scope: {', '.join(stores['projects']) or 'none (memory only)'}",
+        f"diagnostics: {stores['diagnostics']} (see: synapse lint)",
+        *(f"store failure: {detail}" for detail in stores["failures"]),
+        f"model: {report['model']['spec']} (from {report['model']['source']})",
+        f"index cache: {index['cache']}: {state}",
+    ]
+
+
+def _indexed_docs(deps: Deps) -> int:
+    """Count the cached docs; opening an existing cache loads no model (the embedder is lazy)."""
+    from adapters.index import HybridIndex
+
+    with HybridIndex.open(deps.workspace().cache_dir, deps.embedder) as index:
+        return len(index)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

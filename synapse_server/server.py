@@ -1,0 +1,177 @@
+"""MCP wiring only: one tool, ``synapse(action=...)``, over stdio.
+
+The tool is registered as a :class:`Tool` whose ``run`` hands the *raw*
+arguments to the dispatcher. Letting the SDK validate them against a typed
+signature would turn a wrong type into unstructured pydantic text and silently
+drop unknown parameters; the dispatcher instead answers every bad input with a
+structured error naming the parameter. The published input schema is generated
+from the dispatch table, so it still lists every action and parameter, typed
+and described.
+
+Every result carries the same JSON twice: as ``structuredContent`` (the only
+part Claude Code shows the model, hence the ``summary`` field) and as text.
+Start-up imports neither torch nor sentence-transformers; the embedding model
+loads on the first search, and navigate's spare worker warms up in its own process.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from synapse_server import __version__
+from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.dispatch import Dispatcher, Outcome
+from synapse_server.errors import SynapseError
+from synapse_server.models import model_spec_from
+
+if TYPE_CHECKING:
+    from adapters.index.embedder import TextEncoder
+
+log = logging.getLogger(__name__)
+
+TOOL_NAME = "synapse"
+INSTRUCTIONS = (
+    "Synapse answers questions from this project's own evidence - the memory tree of decisions and experiments "
+    "(practice), the zettelkasten of cited notes (canon), pinned code and hashed experiment runs - and abstains "
+    "when that evidence does not license an answer. Use its one tool, synapse(action=...)."
+)
+OFFLINE_PROVIDERS = frozenset({"extractive", "script"})
+
+
+class ToolResult(BaseModel):
+    """The published output schema: every result has ``action`` and ``summary``; the rest depends on the action."""
+
+    model_config = ConfigDict(extra="allow")
+
+    action: str | None = Field(..., description="the action that ran (null when the action itself was invalid)")
+    summary: str = Field(..., description="one line for a human reader")
+
+
+class SynapseTool(Tool):
+    """The SDK tool whose ``run`` passes raw arguments to the dispatcher (see the module docstring)."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        outcome: Outcome = await self.fn(arguments)
+        return CallToolResult(
+            content=[TextContent(type="text", text=outcome.text())],
+            structured_content=outcome.payload,
+            is_error=outcome.is_error,
+        )
+
+
+def build_server(settings: ServerSettings, *, embedder: TextEncoder | None = None) -> MCPServer[Any]:
+    """The server for one workspace; ``embedder`` lets tests share one loaded model."""
+    deps = Deps(settings, embedder=embedder)
+    dispatcher = Dispatcher(deps)
+
+    async def synapse(arguments: dict[str, Any]) -> Annotated[CallToolResult, ToolResult]:
+        return await dispatcher.call(arguments)  # type: ignore[return-value]  # SynapseTool.run wraps the Outcome
+
+    tool = SynapseTool.from_function(
+        synapse,
+        name=TOOL_NAME,
+        title="Synapse: grounded answers from project evidence",
+        description=tool_description(dispatcher),
+        annotations=_annotations(dispatcher),
+    )
+    tool.parameters = input_schema(dispatcher)
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
+        try:
+            await deps.runner.start()
+        except OSError:
+            log.exception("could not pre-spawn a navigate worker; turns will start cold")
+        try:
+            yield {}
+        finally:
+            await deps.runner.aclose()
+            deps.close()
+
+    return MCPServer(
+        "synapse", instructions=INSTRUCTIONS, version=__version__, tools=[tool], lifespan=lifespan, log_level="WARNING"
+    )
+
+
+def serve(settings: ServerSettings) -> None:
+    """Run the stdio server until the client disconnects."""
+    build_server(settings).run()
+
+
+def tool_description(dispatcher: Dispatcher) -> str:
+    lines = [
+        "Answers questions from this project's own evidence and abstains when the evidence does not license an "
+        "answer. One tool, several actions: pass action=<name> plus that action's parameters.",
+        "",
+        "Actions (and what a user says that should trigger them):",
+    ]
+    for action, spec in dispatcher.table.items():
+        said = ", ".join(f'"{s}"' for s in spec.say)
+        required = [n for n in spec.public_fields() if spec.params.model_fields[n].is_required()]
+        optional = [n for n in spec.public_fields() if n not in required]
+        params = ", ".join([*(f"{n} (required)" for n in required), *optional])
+        lines.append(f"- {action}: {spec.does} When the user says {said}. Parameters: {params}.")
+    lines += [
+        "",
+        "Work like this: search to find what exists, get to read an entry in full before quoting it, navigate for a "
+        "cited answer. An abstention is a result, not an error: report its reason instead of answering from your "
+        "own knowledge. Every result is JSON with a one-line 'summary'; errors are {'error': {kind, message, "
+        "parameter}}. projects: omit for the configured scope, [] for memory only. Budgets: -1 = default.",
+    ]
+    return "\n".join(lines)
+
+
+def input_schema(dispatcher: Dispatcher) -> dict[str, Any]:
+    """One JSON schema over every served action's public parameters, each saying which actions take it."""
+    properties: dict[str, Any] = {
+        "action": {
+            "type": "string",
+            "enum": [a.value for a in dispatcher.table],
+            "description": "Which operation to run: " + ", ".join(a.value for a in dispatcher.table) + ".",
+        }
+    }
+    users: dict[str, list[str]] = {}
+    for action, spec in dispatcher.table.items():
+        schema = spec.params.model_json_schema()
+        fields = spec.public_fields()
+        fields.sort(key=lambda n: not spec.params.model_fields[n].is_required())
+        for name in fields:
+            required = spec.params.model_fields[name].is_required()
+            users.setdefault(name, []).append(f"{action.value} (required)" if required else action.value)
+            if name not in properties:
+                prop = {k: v for k, v in schema["properties"][name].items() if k != "title"}
+                properties[name] = prop
+    for name, used_by in users.items():
+        base = properties[name].get("description", "").rstrip(".")
+        properties[name]["description"] = f"{base}. Used by: {', '.join(used_by)}."
+    return {"type": "object", "properties": properties, "required": ["action"], "additionalProperties": False}
+
+
+def _annotations(dispatcher: Dispatcher) -> ToolAnnotations:
+    writes = any(spec.writes for spec in dispatcher.table.values()) and not dispatcher.deps.settings.write_free
+    return ToolAnnotations(
+        title="Synapse",
+        read_only_hint=not writes,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=_open_world(dispatcher.deps),
+    )
+
+
+def _open_world(deps: Deps) -> bool:
+    """True when navigate's model is reached over a network or an external command."""
+    try:
+        config_model = deps.workspace().config.model
+    except SynapseError:
+        return False
+    spec = model_spec_from(config_model, os.environ, deps.settings.model)
+    return spec.strip().partition(":")[0] not in OFFLINE_PROVIDERS
