@@ -156,11 +156,8 @@ def _answer_citation(address: str, claim_ids: list[str], view: View) -> AnswerCi
 
 
 def _ceiling(facts: list[NodeEpistemics]) -> Status:
-    """The strongest status any relied-on node could lend (the answer can never exceed it)."""
-    statuses: list[Status] = [f.status for f in facts]
-    if not statuses:
-        return "inferred"
-    return max(statuses, key=STATUS_ORDER.__getitem__)
+    """The weakest status among relied-on nodes: weakest-link propagation means the answer can never exceed it."""
+    return weakest(f.status for f in facts)
 
 
 def _trace_claim(finding: ClaimFinding) -> TraceClaim:
