@@ -19,6 +19,11 @@ Relation = Literal["applies", "corroborates", "contradicts", "motivated-by", "in
 RELATIONS: tuple[Relation, ...] = ("applies", "corroborates", "contradicts", "motivated-by", "instantiates", "related")
 Channel = Literal["semantic", "provenance"]
 FILE_OF_KIND: dict[str, str] = {"generic": "links.json", "claim": "claim_links.json"}
+KINDS: tuple[OverlayKind, ...] = ("generic", "claim")
+ClaimStrength = Literal["strong", "moderate", "weak"]
+Drift = Literal["fresh", "drifted", "missing", "invalid"]
+"""What a reader finds: ``fresh`` (signature matches the stores now), ``drifted`` (a store, the scope's
+contents or the embedding model changed since the build), ``missing`` (never built), ``invalid`` (unreadable)."""
 
 
 class _Frozen(BaseModel):
@@ -37,8 +42,9 @@ class Link(_Frozen):
     channels: list[Channel]
     similarity: float | None = None
     shared_paths: list[str] = Field(default_factory=list)
-    claim_strength: Literal["strong", "moderate", "weak"] | None = None
+    claim_strength: ClaimStrength | None = None
     priority: float | None = None
+    cross: bool | None = Field(default=None, description="claim overlay: the canon is a multi-source _cross claim")
 
     def key(self) -> tuple[str, str]:
         return (self.practice, self.canon)
@@ -50,5 +56,6 @@ class Overlay(_Frozen):
     signature: str = Field(description="sha256 over both stores' contents, the scope and the typer identity")
     typer: str
     projects: list[str]
+    embedding: str | None = Field(default=None, description="the embedding model the similarities came from")
     min_confidence: float = Field(ge=0.0, le=1.0)
     links: list[Link]
