@@ -56,9 +56,11 @@ def run_loop(
     budgets: Budgets,
     *,
     voi: str = "minimal",
+    hop_rounds: int = IN_LOOP_HOPS,
 ) -> LoopOutcome:
+    """``hop_rounds`` bounds the model turns that may expand or join (each such turn spends one)."""
     outcome = LoopOutcome(view=view, decision=None, output=None, halted_reason="", detail="", hops=view.depth)
-    hops_left = IN_LOOP_HOPS
+    hops_left = hop_rounds
     extra = ""
     while True:
         timings = substrate.timings
