@@ -62,6 +62,7 @@ def run_loop(
     outcome = LoopOutcome(view=view, decision=None, output=None, halted_reason="", detail="", hops=view.depth)
     hops_left = hop_rounds
     extra = ""
+    renavigating = False  # counted once the re-navigation's model call is made, not when it is planned
     while True:
         timings = substrate.timings
         with maybe(timings, "render"):
@@ -82,6 +83,9 @@ def run_loop(
         with maybe(timings, "model"):
             completion = model.complete(prompt)
         outcome.tokens_spent += _cost(prompt, completion)
+        if renavigating:
+            outcome.renavigations += 1
+            renavigating = False
         try:
             with maybe(timings, "parse"):
                 output = parse_output(completion.text)
@@ -115,7 +119,7 @@ def run_loop(
         outcome.decision = decision
         wants_more = decision.verdict == "abstain" and bool(set(decision.reasons) & RENAVIGATE_ON)
         if wants_more and outcome.renavigations < MAX_RENAVIGATIONS and (actions or decision.claims):
-            outcome.renavigations += 1
+            renavigating = True
             response = serialize_response(execution.response)
             extra = renavigation_note(response, ", ".join(decision.reasons))
             continue

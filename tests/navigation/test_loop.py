@@ -125,6 +125,13 @@ def test_a_first_prompt_over_the_token_budget_halts_before_any_model_call(sub: S
     assert (result.verdict, result.reasons, result.halted_reason) == ("abstain", [], "budget")
 
 
+def test_a_renavigation_the_budget_cannot_afford_keeps_the_first_verdict(sub: Substrate) -> None:
+    model = FakeModel(counted(UNLICENSED, 21_000, 2_500), GOOD)
+    outcome = loop(sub, model, token_budget=24_000)
+    assert len(model.history) == 1
+    assert (outcome.halted_reason, outcome.tokens_spent, outcome.renavigations) == ("abstain", 23_500, 0)
+
+
 def test_tokens_spent_use_provider_usage_else_a_characters_estimate(sub: Substrate) -> None:
     counted_model = FakeModel(counted(GOOD, 700, 40))
     assert loop(sub, counted_model).tokens_spent == 740
