@@ -1,0 +1,158 @@
+"""navigate isolation with real worker processes: timeouts, native crashes, the spare, and clean-up.
+
+The workers run test-only jobs (``SYNAPSE_TEST_WORKER_JOB``) so a real process
+can segfault, be SIGKILLed or hang with a grandchild, without loading the model.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import anyio
+import pytest
+from conftest import ServerFactory
+from server_procs import children, group_members, open_fds
+from tool_calls import call, payload
+
+from synapse_server.isolation import WorkerPool
+from synapse_server.isolation.faults import echo_result
+from synapse_server.isolation.protocol import TEST_JOB_ENV
+from synapse_server.navigation.request import NavigateRequest
+from synapse_server.navigation.surfaces import ModelInfo
+
+pytestmark = pytest.mark.anyio
+
+REQUEST = NavigateRequest(question="Why did the Sharpe ratio fall?")
+MODEL = ModelInfo(provider="extractive", id="extractive")
+FAILURE_SHAPE = {"status": None, "reasons": [], "answer_surface": None, "trace_surface": None, "conclusion": None}
+
+
+def pool_for(root: Path, job: str, *, prespawn: bool = False) -> WorkerPool:
+    return WorkerPool(root, env={**os.environ, TEST_JOB_ENV: job}, prespawn=prespawn)
+
+
+def assert_failure_shape(result: dict[str, object]) -> None:
+    assert result["verdict"] == "failure"
+    assert {key: result[key] for key in FAILURE_SHAPE} == FAILURE_SHAPE
+
+
+async def test_a_hung_worker_times_out_and_its_whole_process_group_is_killed(demo_root: Path):
+    before = children()
+    pool = pool_for(demo_root, "hang")
+    seen_grandchild = anyio.Event()
+
+    async def watch_group() -> None:
+        while not pool.recent_pids or len(group_members(pool.recent_pids[-1])) < 2:
+            await anyio.sleep(0.05)  # polling an external process group, bounded by the turn's timeout
+        seen_grandchild.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch_group)
+        result = await pool.run_turn(REQUEST, timeout_s=4.0, model=MODEL)
+        tg.cancel_scope.cancel()
+    assert seen_grandchild.is_set(), "the hang job starts a grandchild in the worker's group"
+    assert result.halted_reason == "timeout" and "4 s timeout" in result.detail
+    assert_failure_shape(result.model_dump())
+    assert result.model == MODEL
+    assert group_members(pool.recent_pids[-1]) == []
+    assert children() == before
+
+
+@pytest.mark.parametrize(("job", "signal_name"), [("sigsegv", "SIGSEGV"), ("sigkill", "SIGKILL")])
+async def test_a_worker_killed_by_a_signal_is_a_native_crash_naming_it(demo_root: Path, job: str, signal_name: str):
+    before = children()
+    pool = pool_for(demo_root, job)
+    result = await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    assert result.halted_reason == "native-crash" and result.loop_break == "native-crash"
+    assert result.detail == f"the navigate worker died from {signal_name}"
+    assert_failure_shape(result.model_dump())
+    assert group_members(pool.recent_pids[-1]) == [] and children() == before
+
+
+async def test_a_worker_that_exits_or_raises_is_an_internal_error(demo_root: Path):
+    exited = await pool_for(demo_root, "exit").run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    assert exited.halted_reason == "internal-error" and "status 3" in exited.detail
+    raised = await pool_for(demo_root, "raise").run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    assert raised.halted_reason == "internal-error" and raised.detail == "internal error (RuntimeError)"
+
+
+async def test_a_labelled_abstention_passes_through_unchanged(demo_root: Path):
+    result = await pool_for(demo_root, "echo").run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    assert result == echo_result(REQUEST)
+
+
+async def test_the_spare_serves_exactly_one_turn_and_is_replaced(demo_root: Path):
+    before_children, before_fds = children(), open_fds()
+    pool = pool_for(demo_root, "echo", prespawn=True)
+    await pool.start()
+    assert pool.spare is not None
+    first_spare = pool.spare.pid
+    await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    assert pool.spare is not None and pool.spare.pid != first_spare
+    second_spare = pool.spare.pid
+    await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    assert list(pool.recent_pids) == [first_spare, second_spare, pool.spare.pid]
+    assert group_members(first_spare) == [] and group_members(second_spare) == []
+    await pool.aclose()
+    assert pool.spare is None
+    assert all(group_members(pid) == [] for pid in pool.recent_pids)
+    assert children() == before_children and open_fds() == before_fds
+
+
+async def test_a_spare_that_died_while_idle_is_replaced_by_a_fresh_worker(demo_root: Path):
+    pool = pool_for(demo_root, "echo", prespawn=True)
+    await pool.start()
+    assert pool.spare is not None
+    dead = pool.spare
+    os.killpg(dead.pid, 9)
+    await dead.process.wait()
+    result = await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    assert result == echo_result(REQUEST)
+    await pool.aclose()
+
+
+async def test_a_crash_through_the_tool_is_a_structured_failure_with_is_error(
+    make_server: ServerFactory, demo_root: Path
+):
+    result = await call(make_server(demo_root, job="sigsegv"), action="navigate", question="Why?")
+    body = payload(result)
+    assert result.is_error is True
+    assert body["action"] == "navigate" and body["halted_reason"] == "native-crash"
+    assert body["summary"] == "failure (native-crash): the navigate worker died from SIGSEGV"
+    assert_failure_shape(body)
+    assert body["model"] == {"provider": "extractive", "id": "extractive"}
+
+
+async def test_the_config_timeout_applies_to_a_turn_through_the_tool(make_server: ServerFactory, fresh_demo: Path):
+    config = fresh_demo / ".synapse" / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "navigate: {timeout_s: 1.5}\n", encoding="utf-8")
+    before = children()
+    result = await call(make_server(fresh_demo, job="hang"), action="navigate", question="Why?")
+    body = payload(result)
+    assert result.is_error is True and body["halted_reason"] == "timeout" and "1.5 s" in body["detail"]
+    assert children() == before
+
+
+async def test_an_abstention_through_the_tool_is_not_an_error(make_server: ServerFactory, demo_root: Path):
+    result = await call(make_server(demo_root, job="echo"), action="navigate", question="Why?")
+    body = payload(result)
+    assert result.is_error is False
+    expected = echo_result(NavigateRequest(question="Why?")).model_dump(mode="json")
+    assert {k: v for k, v in body.items() if k not in ("action", "summary")} == expected
+    assert body["summary"].startswith("abstained (low-coverage): ")
+
+
+async def test_the_server_model_override_reaches_the_failure_report(make_server: ServerFactory, demo_root: Path):
+    result = await call(
+        make_server(demo_root, job="sigkill", model="script:replies.json"), action="navigate", question="Why?"
+    )
+    assert payload(result)["model"] == {"provider": "script", "id": "replies.json"}
+
+
+async def test_the_server_shuts_its_spare_down_when_the_session_ends(make_server: ServerFactory, demo_root: Path):
+    before = children()
+    server = make_server(demo_root, job="echo", prespawn=True)
+    result = await call(server, action="navigate", question="Why?")
+    assert result.is_error is False
+    assert children() == before

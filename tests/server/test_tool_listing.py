@@ -1,0 +1,107 @@
+"""tools/list: exactly one tool, a schema that lists every action and parameter, annotations, a teaching description."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ServerFactory
+from mcp import Client
+
+pytestmark = pytest.mark.anyio
+
+PARAMETERS = {
+    "action",
+    "question",
+    "query",
+    "id",
+    "projects",
+    "limit",
+    "max_nodes",
+    "hops",
+    "token_budget",
+    "render_max_body_chars",
+    "trace_floor",
+}
+
+
+async def test_the_server_lists_exactly_one_tool_named_synapse(make_server: ServerFactory, demo_root: Path):
+    async with Client(make_server(demo_root)) as client:
+        tools = (await client.list_tools()).tools
+    assert [t.name for t in tools] == ["synapse"]
+
+
+async def test_the_input_schema_lists_every_action_and_parameter_with_a_description(
+    make_server: ServerFactory, demo_root: Path
+):
+    async with Client(make_server(demo_root)) as client:
+        schema = (await client.list_tools()).tools[0].input_schema
+    assert schema["required"] == ["action"] and schema["additionalProperties"] is False
+    assert schema["properties"]["action"]["enum"] == ["navigate", "search", "get"]
+    assert set(schema["properties"]) == PARAMETERS
+    for name, prop in schema["properties"].items():
+        assert prop.get("description"), name
+    assert schema["properties"]["limit"]["minimum"] == 1 and schema["properties"]["limit"]["maximum"] == 100
+    assert schema["properties"]["hops"]["minimum"] == -1
+    assert "navigate (required)" in schema["properties"]["question"]["description"]
+
+
+async def test_the_tool_is_annotated_read_only_and_closed_world_for_an_offline_model(
+    make_server: ServerFactory, demo_root: Path
+):
+    async with Client(make_server(demo_root)) as client:
+        tool = (await client.list_tools()).tools[0]
+    assert tool.annotations is not None
+    assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+    assert tool.annotations.open_world_hint is False
+    assert tool.output_schema is not None and set(tool.output_schema["required"]) == {"action", "summary"}
+
+
+async def test_a_network_model_marks_the_tool_open_world(make_server: ServerFactory, demo_root: Path):
+    async with Client(make_server(demo_root, model="openai:gpt-x")) as client:
+        tool = (await client.list_tools()).tools[0]
+    assert tool.annotations is not None and tool.annotations.open_world_hint is True
+
+
+async def test_the_description_teaches_when_to_use_each_action(make_server: ServerFactory, demo_root: Path):
+    async with Client(make_server(demo_root)) as client:
+        description = (await client.list_tools()).tools[0].description or ""
+    for phrase in ("answer this from the project evidence", "what do we know about X", "look across both stores"):
+        assert phrase in description
+    for action in ("- navigate:", "- search:", "- get:"):
+        assert action in description
+
+
+async def test_the_legacy_json_rpc_transport_serves_the_same_tool(make_server: ServerFactory, demo_root: Path):
+    async with Client(make_server(demo_root), mode="legacy") as client:
+        tools = (await client.list_tools()).tools
+        result = await client.call_tool("synapse", {"action": "get", "id": "deci-e17103e8"})
+    assert [t.name for t in tools] == ["synapse"]
+    assert result.is_error is False and result.structured_content is not None
+    assert result.structured_content["address"] == "mem:tree:deci-e17103e8"
+
+
+def test_building_the_server_and_listing_tools_imports_neither_torch_nor_sentence_transformers(demo_root: Path):
+    script = """
+import json, sys, anyio
+from pathlib import Path
+from mcp import Client
+from synapse_server.actions.deps import ServerSettings
+from synapse_server.server import build_server
+
+async def main():
+    server = build_server(ServerSettings(root=Path(sys.argv[1]), prespawn=True))
+    async with Client(server) as client:
+        await client.list_tools()
+        await client.call_tool("synapse", {"action": "get", "id": "deci-e17103e8"})
+    heavy = sorted(m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules)
+    sys.stdout.write(json.dumps(heavy))
+
+anyio.run(main)
+"""
+    done = subprocess.run([sys.executable, "-c", script, str(demo_root)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == []

@@ -1,0 +1,31 @@
+"""Calling the synapse tool in memory and reading its two copies of the result."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent
+
+
+async def call(server: MCPServer[Any], **arguments: Any) -> CallToolResult:
+    async with Client(server) as client:
+        return await client.call_tool("synapse", arguments)
+
+
+def payload(result: CallToolResult) -> dict[str, Any]:
+    """The structured content, after checking the text copy is the same JSON and a summary is present."""
+    assert result.structured_content is not None
+    assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
+    assert json.loads(result.content[0].text) == result.structured_content
+    assert isinstance(result.structured_content.get("summary"), str) and result.structured_content["summary"]
+    return result.structured_content
+
+
+def error_of(result: CallToolResult) -> dict[str, Any]:
+    assert result.is_error is True
+    body = payload(result)
+    assert set(body["error"]) == {"kind", "message", "parameter"}
+    return body["error"]
