@@ -1,0 +1,119 @@
+"""What every read-only lens over the overlay shares: opening it, naming stores, choosing a model.
+
+The lenses (matrix, synthesize, debate, frame) each report the overlay's
+drift next to their result, tag every address by store and tier, and use the
+configured model only when it is a real one: under ``extractive`` each lens
+falls back to an honest deterministic assembly instead of asking the offline
+navigator for prose it cannot write.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from synapse_server.config import Workspace
+from synapse_server.models import Model, model_spec_from, parse_model_spec, resolve_model
+from synapse_server.navigation.atoms import sentence_units
+from synapse_server.overlay.model import Drift, OverlayKind
+from synapse_server.overlay.store import OverlayState, read_overlay
+from synapse_server.stores import Stores
+
+__all__ = [
+    "EXTRACTIVE",
+    "ModelInfo",
+    "OverlayInfo",
+    "first_sentence",
+    "lens_model",
+    "negative_is_default",
+    "open_overlay",
+    "scope_of",
+    "store_of",
+    "tier_of",
+]
+
+
+class ModelInfo(BaseModel):
+    """Who wrote a lens's prose, reported honestly (``extractive`` when no model did)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    provider: str
+    id: str
+
+
+EXTRACTIVE = ModelInfo(provider="extractive", id="extractive (assembled from retrieved material; no model)")
+
+
+class OverlayInfo(BaseModel):
+    """The overlay a lens read and whether it still describes the stores."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: OverlayKind
+    drift: Drift
+    detail: str
+    path: str
+    typer: str | None = None
+    links: int = Field(0, description="edges in the file (before any project filter)")
+
+
+def open_overlay(workspace: Workspace, stores: Stores, kind: OverlayKind) -> tuple[OverlayState, OverlayInfo]:
+    """Read one overlay against the loaded stores; a missing or invalid one is reported, never raised."""
+    state = read_overlay(workspace, kind, stores=stores)
+    overlay = state.overlay
+    info = OverlayInfo(
+        kind=kind,
+        drift=state.drift,
+        detail=state.detail,
+        path=state.path,
+        typer=overlay.typer if overlay else None,
+        links=len(overlay.links) if overlay else 0,
+    )
+    return state, info
+
+
+def lens_model(
+    workspace: Workspace, spec: str | None, model: Model | None, env: Mapping[str, str] | None = None
+) -> Model | None:
+    """The model a lens should ask, or None under ``extractive`` (the lens then assembles deterministically).
+
+    ``model`` (an injected provider, e.g. a test fake) wins; otherwise CLI/server
+    ``spec`` over env ``SYNAPSE_MODEL`` over config ``model:``. A bad spec raises.
+    """
+    if model is not None:
+        return model
+    text = model_spec_from(workspace.config.model, os.environ if env is None else env, spec)
+    parsed = parse_model_spec(text)
+    if parsed.provider == "extractive":
+        return None
+    return resolve_model(parsed, cwd=workspace.root, env=env)
+
+
+def scope_of(workspace: Workspace, projects: list[str] | None) -> list[str]:
+    """The zk projects in scope: the call's list, else the config's; ``[]`` = memory only."""
+    return workspace.scoped_projects(projects)
+
+
+def store_of(address: str) -> Literal["memory", "zk"]:
+    return "memory" if address.startswith("mem:") else "zk"
+
+
+def tier_of(address: str) -> Literal["practice", "canon"]:
+    return "practice" if address.startswith("mem:") else "canon"
+
+
+def first_sentence(body: str) -> str:
+    """The first sentence (or list item) of a Markdown body, formatting removed; '' for an empty body."""
+    units = sentence_units(body)
+    return units[0].text.strip() if units else ""
+
+
+def negative_is_default(value: Any) -> Any:
+    """Public numeric knobs follow the tool's convention: a negative value means "use the default"."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        return None
+    return value
