@@ -174,7 +174,7 @@ def write_overlay(workspace: Workspace, overlay: Overlay, *, write_free: bool = 
 def refuse_if_write_free(workspace: Workspace, write_free: bool) -> None:
     """Raise :class:`WriteRefused` when either the caller or the workspace config forbids writing."""
     if write_free or workspace.config.write_free:
-        source = "this server runs write-free" if write_free else ".synapse/config.yaml sets write_free: true"
+        source = "this call runs write-free" if write_free else ".synapse/config.yaml sets write_free: true"
         raise WriteRefused(f"build refused: {source}; nothing was written", write_free=True)
 
 
