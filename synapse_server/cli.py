@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from synapse_server import __version__
 from synapse_server.errors import SynapseError
 
-COMMANDS = ("init", "lint", "navigate", "serve", "search", "get")
+COMMANDS = ("init", "lint", "navigate", "serve", "search", "get", "build", "connections")
 """Subcommand modules, in help order."""
 
 
