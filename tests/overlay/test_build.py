@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from adapters.index import Embedder
+from synapse_server.cli import main
 from synapse_server.config import load_workspace
 from synapse_server.errors import InvalidInput, WriteRefused
 from synapse_server.models import resolve_model
@@ -197,3 +198,16 @@ def test_invalid_options_are_refused_naming_the_parameter(
         _build(workspace, embedder, **options)
     assert caught.value.detail["parameter"] == parameter
     assert overlay_path(load_workspace(workspace), "generic").read_bytes() == before
+
+
+def test_the_cli_refuses_a_write_free_build_with_exit_2_and_writes_nothing(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.rmtree(workspace / ".synapse" / "links")
+    assert main(["build", "--root", str(workspace), "--kind", "claim", "--write-free"]) == 2
+    assert json.loads(capsys.readouterr().err)["error"]["kind"] == "write_refused"
+    assert not (workspace / ".synapse" / "links").exists()
+
+
+def test_the_cli_refuses_an_out_of_range_confidence_with_exit_2(workspace: Path) -> None:
+    assert main(["build", "--root", str(workspace), "--min-confidence", "2"]) == 2
