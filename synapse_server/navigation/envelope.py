@@ -3,19 +3,20 @@
 The model sees local refs, engine-owned status, framed bodies and a gap for
 everything absent: tainted tethers, outdated pins, elided bodies, relations
 that do not resolve. Affordances are offered only where the action can do
-something: ``expand`` when unadmitted neighbours exist, ``ground`` when a body
-is elided or a quote can be verified, ``join`` when a cross-store bridge leaves
-the node.
+something: ``expand`` when unadmitted neighbours exist, ``join`` when
+unadmitted nodes bridge it to another admitted node, ``ground`` when its body is
+elided (a fully rendered node gains nothing from a ground: a verifier can only
+weaken it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adapters.base import Node, TetherKind
+from adapters.base import Node
 from memdsl import Affordance, Gap, Render, RenderNode, parse_address
-from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE, NodeEpistemics
-from synapse_server.navigation.view import View
+from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
+from synapse_server.navigation.view import MAX_JOIN_PATH, View
 
 ELIDED_DETAIL = "body truncated; ground to fetch the full record"
 _GAP_OF_STATE = {"stale": "stale", "unresolved": "unresolved", "failed": "unresolved"}
@@ -43,7 +44,7 @@ def render_node(view: View, address: str, max_body_chars: int) -> RenderNode:
         elided=elided,
         title=_one_line(node.title),
         prov=tuple(p for p in (_one_line(p) for p in node.provenance) if p),
-        aff=affordances(view, node, facts, elided),
+        aff=affordances(view, node, elided),
         body=body,
     )
 
@@ -58,17 +59,25 @@ def shown_body(node: Node, max_body_chars: int, unelided: bool) -> tuple[str | N
     return body[:max_body_chars], True
 
 
-def affordances(view: View, node: Node, facts: NodeEpistemics, elided: bool) -> tuple[Affordance, ...]:
+def affordances(view: View, node: Node, elided: bool) -> tuple[Affordance, ...]:
     ref = view.ref_of(node.address)
     verbs: list[str] = []
-    neighbours = [a for a in view.graph.neighbours(node.address) if not view.admitted(a)]
-    if neighbours:
+    if any(not view.admitted(a) for a in view.graph.neighbours(node.address)):
         verbs.append("expand")
-    if any(view.graph.nodes[a].family != node.family for a in neighbours):
+    if _joinable(view, node.address):
         verbs.append("join")
-    if elided or any(t.kind is TetherKind.CITATION and t.quote for t in node.tethers):
+    if elided:
         verbs.append("ground")
     return tuple(Affordance(v, ref) for v in verbs)
+
+
+def _joinable(view: View, address: str) -> bool:
+    """Whether ``join`` with some other admitted node would admit the unadmitted nodes bridging them."""
+    paths = view.graph.paths_from(address, MAX_JOIN_PATH)
+    return any(
+        other != address and view.admitted(other) and any(not view.admitted(hop) for hop in path[1:-1])
+        for other, path in paths.items()
+    )
 
 
 def gaps_for(view: View, addresses: Iterable[str], max_body_chars: int) -> list[Gap]:

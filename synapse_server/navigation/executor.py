@@ -10,7 +10,6 @@ quote verifier call without a quote is ``unverifiable``.
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -18,9 +17,8 @@ from adapters.base import Tether, TetherCheck, TetherKind
 from memdsl import ActionCall, Gap, RenderNode, Response, parse_address
 from synapse_server.navigation.envelope import gaps_for, render_node
 from synapse_server.navigation.substrate import Substrate, admit
-from synapse_server.navigation.view import View
+from synapse_server.navigation.view import MAX_JOIN_PATH, View
 
-MAX_JOIN_PATH = 3
 PHASE = {"expand": 0, "join": 0, "ground": 1, "prune": 2}
 
 
@@ -133,23 +131,8 @@ def _connected(view: View, addresses: Sequence[str]) -> bool:
     return all(_path(view, a, b) for a, b in itertools.pairwise(addresses))
 
 
-def _path(view: View, start: str, goal: str) -> list[str]:
-    parents: dict[str, str | None] = {start: None}
-    queue = deque([(start, 0)])
-    while queue:
-        current, depth = queue.popleft()
-        if current == goal:
-            path = [current]
-            while (parent := parents[path[-1]]) is not None:
-                path.append(parent)
-            return path[::-1]
-        if depth == MAX_JOIN_PATH:
-            continue
-        for neighbour in view.graph.neighbours(current):
-            if neighbour not in parents:
-                parents[neighbour] = current
-                queue.append((neighbour, depth + 1))
-    return []
+def _path(view: View, start: str, goal: str) -> tuple[str, ...]:
+    return view.graph.paths_from(start, MAX_JOIN_PATH).get(goal, ())
 
 
 def _verify(substrate: Substrate, address: str, verifier: str, quote: str | None) -> VerifierResult:

@@ -13,6 +13,9 @@ from dataclasses import dataclass, replace
 from adapters.base import Edge, Node
 from synapse_server.navigation.epistemics import NodeEpistemics
 
+MAX_JOIN_PATH = 3
+"""``join`` admits the nodes on a shortest path of at most this many edges."""
+
 
 @dataclass(frozen=True, slots=True)
 class MissingGap:
@@ -49,6 +52,20 @@ class Graph:
         found = {e.dst for e in self.out_edges.get(address, ())} | {e.src for e in self.in_edges.get(address, ())}
         found.discard(address)
         return tuple(sorted(a for a in found if a in self.nodes))
+
+    def paths_from(self, start: str, max_edges: int) -> dict[str, tuple[str, ...]]:
+        """The shortest path from ``start`` to every node within ``max_edges`` (breadth-first, address order)."""
+        paths: dict[str, tuple[str, ...]] = {start: (start,)}
+        frontier = [start]
+        for _ in range(max_edges):
+            following: list[str] = []
+            for current in frontier:
+                for neighbour in self.neighbours(current):
+                    if neighbour not in paths:
+                        paths[neighbour] = (*paths[current], neighbour)
+                        following.append(neighbour)
+            frontier = following
+        return paths
 
     def dangling(self, address: str) -> tuple[Edge, ...]:
         """Outgoing edges whose target does not exist: absent relations."""

@@ -16,6 +16,7 @@ from synapse_server.navigation.substrate import Substrate
 LONG = "Transaction costs increased from 5 bps to 8 bps. " * 4
 COST, PIN, STALE, NOTE = "mem:tree:cost", "mem:tree:pin", "mem:tree:stale", "zk:research:note"
 CODE = "repo:demo:models.costs"
+HUB, A, B, FAR = "mem:tree:hub", "mem:tree:a", "mem:tree:b", "mem:tree:far"
 
 
 @pytest.fixture
@@ -71,10 +72,31 @@ def test_affordances_are_offered_only_where_the_action_can_do_something(sub: Sub
     render = parse_render(text_of(sub, [COST, NOTE, STALE], 0))
     aff = {n.ref: {a.verb for a in n.aff} for n in render.nodes}
     assert aff == {
-        "n1": {"expand", "join"},  # unadmitted neighbours, one in another store
-        "n2": {"ground"},  # a citation quote that can be verified
+        "n1": {"expand"},  # unadmitted neighbours; no admitted node to join it to
+        "n2": set(),  # fully rendered and verified: grounding it again can change nothing
         "n3": set(),  # its only edge does not resolve
     }
+
+
+def test_join_is_offered_on_both_ends_of_a_bridge_of_unadmitted_nodes() -> None:
+    chain = substrate(
+        [
+            node(HUB, "Hub.", links=[A]),
+            node(A, "a", links=[B]),
+            node(B, "b", links=[NOTE]),
+            node(NOTE, "Momentum earned 0.9% per month.", type="claim"),
+            node(FAR, "Far away.", links=[NOTE]),
+        ]
+    )
+    render = parse_render(text_of(chain, [HUB, NOTE, FAR], 0))
+    aff = {str(n.address): {a.verb for a in n.aff} for n in render.nodes}
+    assert aff == {HUB: {"expand", "join"}, NOTE: {"expand", "join"}, FAR: set()}
+
+
+def test_join_is_withdrawn_once_the_bridge_is_admitted() -> None:
+    chain = substrate([node(HUB, "Hub.", links=[A]), node(A, "a", links=[NOTE]), node(NOTE, "Note.", type="claim")])
+    render = parse_render(text_of(chain, [HUB, A, NOTE], 0))
+    assert all("join" not in {a.verb for a in n.aff} for n in render.nodes)
 
 
 def test_expand_is_withdrawn_once_every_neighbour_is_admitted(sub: Substrate) -> None:
@@ -103,6 +125,10 @@ def test_focus_lists_only_admitted_refs(sub: Substrate) -> None:
     assert parse_render(serialize_render(render_envelope(view, 0))).focus == ("n1",)
 
 
-def test_an_unquoted_citation_offers_no_ground() -> None:
-    fresh = substrate([node(NOTE, "Momentum works.", tethers=(Tether(TetherKind.CITATION, "okafor"),))])
-    assert parse_render(text_of(fresh, [NOTE], 0)).nodes[0].aff == ()
+@pytest.mark.parametrize("status", ["grounded", "inferred"])
+def test_a_quoted_citation_fully_rendered_is_offered_no_redundant_ground(status: str) -> None:
+    tether = Tether(TetherKind.CITATION, "okafor", None, "Momentum works.")
+    sources = {"okafor": "Momentum works."} if status == "grounded" else {}
+    fresh = substrate([node(NOTE, "Momentum works.", tethers=(tether,))], sources=sources)
+    render = parse_render(text_of(fresh, [NOTE], 0))
+    assert (render.nodes[0].status, render.nodes[0].aff) == (status, ())
