@@ -38,6 +38,18 @@ if TYPE_CHECKING:
     from adapters.index import HybridIndex
     from adapters.index.embedder import TextEncoder
 
+__all__ = [
+    "MIN_CONFIDENCE",
+    "PRIORITY_FLOOR",
+    "STRENGTH_WEIGHT",
+    "BuildReport",
+    "Progress",
+    "build_overlay",
+    "priority",
+    "type_candidates",
+    "typer_model",
+]
+
 MIN_CONFIDENCE = 0.5
 STRENGTH_WEIGHT: dict[str, float] = {"strong": 1.0, "moderate": 0.7, "weak": 0.4}
 PRIORITY_FLOOR = 0.1

@@ -32,6 +32,21 @@ from adapters.base import Node
 from adapters.index.documents import ChannelHit
 from synapse_server.overlay.model import Channel, OverlayKind
 
+__all__ = [
+    "CLAIM_CANON_TYPES",
+    "CLAIM_OVERFETCH",
+    "CLAIM_PRACTICE_KINDS",
+    "NEIGHBOURS",
+    "Candidate",
+    "Endpoints",
+    "NeighbourIndex",
+    "PairEvidence",
+    "code_paths",
+    "endpoints",
+    "find_candidates",
+    "shared_provenance",
+]
+
 NEIGHBOURS = 5
 """Semantic neighbours per memory entry (k)."""
 

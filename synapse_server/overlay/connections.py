@@ -21,6 +21,8 @@ from synapse_server.overlay.model import KINDS, Drift, Link, OverlayKind
 from synapse_server.overlay.store import read_overlay
 from synapse_server.stores import Stores
 
+__all__ = ["ConnectionsResult", "connections", "resolve_node"]
+
 _STORES = ("mem", "zk")
 
 

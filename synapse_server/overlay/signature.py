@@ -23,6 +23,13 @@ from typing import Any
 
 from adapters.base import Node
 
+__all__ = [
+    "SIGNATURE_VERSION",
+    "node_digest",
+    "overlay_signature",
+    "signature_nodes",
+]
+
 SIGNATURE_VERSION = "synapse-overlay-signature/1"
 
 MEMORY_FIELDS: tuple[str, ...] = ("kind", "status", "pins", "runs", "tags")

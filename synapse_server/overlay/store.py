@@ -33,6 +33,19 @@ from synapse_server.overlay.model import FILE_OF_KIND, KINDS, SCHEMA_VERSION, Dr
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
 from synapse_server.stores import Stores
 
+__all__ = [
+    "LINKS_DIR",
+    "OverlayState",
+    "embedding_identity",
+    "links_dir",
+    "overlay_path",
+    "parse_overlay",
+    "read_overlay",
+    "refuse_if_write_free",
+    "serialize_overlay",
+    "write_overlay",
+]
+
 LINKS_DIR = Path(".synapse") / "links"
 LOCK_NAME = ".lock"
 TEMP_SUFFIX = ".tmp"

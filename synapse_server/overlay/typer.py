@@ -33,6 +33,20 @@ from synapse_server.models.base import Model
 from synapse_server.overlay.candidates import PairEvidence
 from synapse_server.overlay.model import RELATIONS, Relation
 
+__all__ = [
+    "EXTRACTIVE_TYPER",
+    "PROVENANCE_CONFIDENCE",
+    "ExtractiveTyper",
+    "LLMTyper",
+    "Skip",
+    "TypeOutcome",
+    "TypedEdge",
+    "Typer",
+    "make_typer",
+    "parse_typing_reply",
+    "typing_prompt",
+]
+
 EXTRACTIVE_TYPER = "extractive-v1"
 PROVENANCE_CONFIDENCE = 0.8
 """The floor a shared code path gives an ``applies`` edge: two authors tied both texts to the same file."""
