@@ -35,7 +35,9 @@ async def navigate(params: NavigateRequest, deps: Deps) -> NavigateOutput:
     if deps.settings.model is not None and request.model is None:
         request = request.model_copy(update={"model": deps.settings.model})
     workspace = await anyio.to_thread.run_sync(deps.workspace)
-    model = configured_model(workspace.config.model, deps.worker_env(), request.model)
+    model = await anyio.to_thread.run_sync(
+        configured_model, workspace.config.model, deps.worker_env(), request.model, workspace.root
+    )
     result = await deps.runner.run_turn(request, timeout_s=workspace.config.navigate.timeout_s, model=model)
     return with_summary(result)
 

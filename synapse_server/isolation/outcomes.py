@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Mapping
+from pathlib import Path
 
-from synapse_server.models import ModelSpecError, model_spec_from, parse_model_spec
+from synapse_server.models import ModelError, ModelSpecError, model_spec_from, parse_model_spec, resolve_model
 from synapse_server.navigation.surfaces import HaltedReason, ModelInfo, NavigateResult
 
 
@@ -34,9 +35,20 @@ def failure_result(halted_reason: HaltedReason, detail: str, model: ModelInfo) -
     )
 
 
-def configured_model(config_model: str, env: Mapping[str, str], override: str | None) -> ModelInfo:
-    """The model a turn would use, named without building it (no file, key or network check)."""
+def configured_model(
+    config_model: str, env: Mapping[str, str], override: str | None, cwd: Path | None = None
+) -> ModelInfo:
+    """The identity the turn's model reports, as the turn would build it (cwd = the workspace root).
+
+    Building a model checks keys and files but contacts nothing; a model that
+    cannot be built is still named, from its spec string.
+    """
     spec_text = model_spec_from(config_model, env, override)
+    try:
+        identity = resolve_model(spec_text, env=env, cwd=cwd).identity
+        return ModelInfo(provider=identity.provider, id=identity.id)
+    except ModelError:
+        pass
     try:
         spec = parse_model_spec(spec_text)
     except ModelSpecError:

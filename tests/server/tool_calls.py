@@ -9,6 +9,12 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
+from synapse_server.models import resolve_model
+
+_offline = resolve_model("extractive").identity
+EXTRACTIVE = {"provider": _offline.provider, "id": _offline.id}
+"""The model block of a turn under the demo's configured offline navigator."""
+
 
 async def call(server: MCPServer[Any], **arguments: Any) -> CallToolResult:
     async with Client(server) as client:
