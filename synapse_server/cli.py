@@ -17,7 +17,10 @@ from collections.abc import Sequence
 from synapse_server import __version__
 from synapse_server.errors import SynapseError
 
-COMMANDS = ("init", "lint", "navigate", "serve", "search", "get", "build", "connections")
+COMMANDS = (
+    "init", "lint", "navigate", "serve", "search", "get", "build", "connections",
+    "matrix", "synthesize", "debate", "frame", "eval",
+)  # fmt: skip
 """Subcommand modules, in help order."""
 
 

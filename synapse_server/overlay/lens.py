@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from synapse_server.config import Workspace
+from synapse_server.errors import InvalidInput
 from synapse_server.models import Model, model_spec_from, parse_model_spec, resolve_model
 from synapse_server.navigation.atoms import sentence_units
 from synapse_server.overlay.model import Drift, OverlayKind
@@ -30,10 +31,15 @@ __all__ = [
     "lens_model",
     "negative_is_default",
     "open_overlay",
+    "params_from",
+    "projects_arg",
     "scope_of",
     "store_of",
     "tier_of",
 ]
+
+
+P = TypeVar("P", bound=BaseModel)
 
 
 class ModelInfo(BaseModel):
@@ -117,3 +123,18 @@ def negative_is_default(value: Any) -> Any:
     if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
         return None
     return value
+
+
+def params_from(model: type[P], values: Mapping[str, Any]) -> P:
+    """Validate public parameters once; the first error becomes :class:`InvalidInput` naming the parameter."""
+    try:
+        return model.model_validate(dict(values))
+    except ValidationError as error:
+        first = error.errors()[0]
+        parameter = ".".join(str(p) for p in first["loc"]) or "(parameters)"
+        raise InvalidInput(f"{parameter}: {first['msg']}", parameter=parameter) from None
+
+
+def projects_arg(text: str | None) -> list[str] | None:
+    """The CLI's ``--projects a,b``: None when absent (config scope), ``[]`` for ``''`` (memory only)."""
+    return None if text is None else [p.strip() for p in text.split(",") if p.strip()]

@@ -162,9 +162,7 @@ def run_matrix(
             cells=[],
         )
     matrix = project_matrix(state.overlay, stores.nodes, projects)
-    shown_rows, shown_columns = matrix.rows[: params.limit], matrix.columns[: params.limit]
-    keep = {a.address for a in shown_rows} | {a.address for a in shown_columns}
-    cells = [c for c in matrix.cells if c.practice in keep and c.canon in keep]
+    shown_rows, shown_columns, cells = matrix.window(params.limit)
     synthesis = None
     if params.synthesize:
         chosen = lens_model(workspace, params.model, model)
@@ -199,6 +197,20 @@ class Matrix:
     rows: list[MatrixAxis]
     columns: list[MatrixAxis]
     cells: list[MatrixCell]
+
+    def window(self, limit: int | None) -> tuple[list[MatrixAxis], list[MatrixAxis], list[MatrixCell]]:
+        """The heaviest ``limit`` rows, the heaviest ``limit`` columns they link to, and the cells between them.
+
+        Columns follow the shown rows so a limited matrix is never an empty cross of unrelated axes.
+        """
+        if limit is None:
+            return self.rows, self.columns, self.cells
+        rows = self.rows[:limit]
+        shown = {axis.address for axis in rows}
+        linked = {cell.canon for cell in self.cells if cell.practice in shown}
+        columns = [axis for axis in self.columns if axis.address in linked][:limit]
+        kept = {axis.address for axis in columns}
+        return rows, columns, [c for c in self.cells if c.practice in shown and c.canon in kept]
 
 
 def project_matrix(overlay: Overlay, nodes: Mapping[str, Node], projects: Sequence[str] | None = None) -> Matrix:

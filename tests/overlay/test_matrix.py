@@ -8,12 +8,14 @@ import pytest
 
 from adapters.base import Node
 from adapters.index import Embedder
+from synapse_server import cli
 from synapse_server.config import Workspace, load_workspace
 from synapse_server.demo import build_demo
 from synapse_server.models import FakeModel, ModelBadResponse
 from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.matrix import (
     MatrixParams,
+    MatrixResult,
     extractive_synthesis,
     model_synthesis,
     project_matrix,
@@ -96,6 +98,14 @@ def test_the_project_scope_filters_canon_columns() -> None:
     matrix = project_matrix(OVERLAY, NODES, ["research"])
     assert {c.address.split(":")[1] for c in matrix.columns} == {"research"}
     assert len(matrix.cells) == 3
+
+
+def test_a_limited_window_shows_the_heaviest_rows_and_the_columns_they_link_to() -> None:
+    rows, columns, cells = project_matrix(OVERLAY, NODES).window(1)
+    assert [r.address for r in rows] == ["mem:tree:deci-1"]
+    assert [c.address for c in columns] == ["zk:research:costs"]
+    assert [(c.practice, c.canon) for c in cells] == [("mem:tree:deci-1", "zk:research:costs")]
+    assert project_matrix(OVERLAY, NODES).window(None)[2] == project_matrix(OVERLAY, NODES).cells
 
 
 def test_a_generic_edge_without_priority_is_weighed_by_its_confidence() -> None:
@@ -211,6 +221,20 @@ def test_a_drifted_overlay_is_still_shown_and_flagged(tmp_path: Path) -> None:
     assert result.overlay.drift == "drifted"
     assert [c.practice for c in result.cells] == ["mem:tree:deci-e17103e8"]
     assert "drifted" in result.summary
+
+
+def test_the_matrix_command_prints_the_same_result_as_json(
+    demo: tuple[Workspace, Stores], capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace, stores = demo
+    assert (
+        cli.main(["matrix", "--root", str(workspace.root), "--kind", "claim", "--model", "extractive", "--json"]) == 0
+    )
+    printed = MatrixResult.model_validate_json(capsys.readouterr().out)
+    direct = run_matrix(workspace, stores, None, MatrixParams(kind="claim", model="extractive"))
+    assert printed == direct
+    assert cli.main(["matrix", "--root", str(workspace.root), "--limit", "0"]) == 2
+    assert "limit" in capsys.readouterr().err
 
 
 def test_negative_limit_means_every_row_and_column() -> None:

@@ -1,0 +1,58 @@
+"""``synapse synthesize --root DIR``: grounded briefs for the claim overlay's high-value cells.
+
+Each brief cites the memory id, quotes only retrieved quotes, and is checked by
+the traceability verifier; a brief that fails is printed FLAGGED with what
+failed, never rewritten. Read-only. Exit 0, 2 for invalid input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from synapse_server.config import load_workspace
+from synapse_server.overlay.briefs import SynthesizeParams, SynthesizeResult, run_synthesize
+from synapse_server.overlay.lens import params_from, projects_arg
+from synapse_server.stores import Stores
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "synthesize",
+        help="grounded, verified briefs for the claim overlay's high-value practice-claim cells",
+        description="Briefs cite the memory id and quote only retrieved quotes. Read-only. Exit 0, 2 invalid input.",
+    )
+    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    parser.add_argument("--kind", choices=("claim",), default="claim", help="briefs read the claim overlay only")
+    parser.add_argument("--projects", default=None, help="comma-separated zk projects; '' = memory only")
+    parser.add_argument("--min-confidence", type=float, default=-1.0, help="high-value threshold (-1 = 0.6)")
+    parser.add_argument("--limit", type=int, default=-1, help="most briefs (-1 = 10)")
+    parser.add_argument("--model", default=None, help="model spec for briefs (default: config / SYNAPSE_MODEL)")
+    parser.add_argument("--json", action="store_true", help="print the JSON result instead of text")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    values = {"kind": args.kind, "projects": projects_arg(args.projects), "min_confidence": args.min_confidence}
+    params = params_from(SynthesizeParams, {**values, "limit": args.limit, "model": args.model})
+    workspace = load_workspace(Path(args.root))
+    result = run_synthesize(workspace, Stores.load(workspace, ("memory", "zk")), None, params)
+    print(result.model_dump_json(indent=2) if args.json else _text(result))
+    return 0
+
+
+def _text(result: SynthesizeResult) -> str:
+    lines = [result.summary, f"briefs by {result.model.provider}: {result.model.id}", ""]
+    for brief in result.briefs:
+        mark = "verified" if brief.verified else "FLAGGED"
+        strength = f", {brief.claim_strength} claim" if brief.claim_strength else ""
+        lines.append(
+            f"[{mark}] {brief.practice} --{brief.relation}--> {brief.canon} "
+            f"({brief.why}{strength}, priority {brief.priority:.2f})"
+        )
+        lines.append(f"  {brief.text}")
+        for failure in brief.failures:
+            lines.append(f"  ! {failure.kind} does not trace: {failure.text}")
+    lines += ["", "verified=true does not rule out: " + "; ".join(result.blind_spots)]
+    return "\n".join(lines)
