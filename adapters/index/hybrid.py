@@ -10,12 +10,16 @@ for callers that want one signal.
 Filters narrow both channels before ranking: ``families`` (memory, zk, code,
 data), ``projects`` (zk projects; other families pass, and ``[]`` drops every
 zk doc) and ``types`` (node types). ``None`` means no filter.
+
+One index may be shared by threads: every cache access holds a lock, while
+embedding (the slow part of a sync or a semantic query) runs outside it.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -36,22 +40,28 @@ CANDIDATES = 50
 """Each channel contributes at least its top 50 to the fusion (more when the caller asks for more)."""
 SNIPPET_CHARS = 240
 _SYNC_ATTEMPTS = 5
+EMBED_CHUNK = 2048
+"""Texts embedded (and committed) per step of a sync: bounds memory and keeps an interrupted build's work."""
 
 
 class HybridIndex:
     """Keyword (FTS5 bm25) + meaning (MiniLM cosine) retrieval over one cached set of docs."""
 
-    def __init__(self, store: Store, embedder: TextEncoder) -> None:
+    def __init__(self, store: Store, embedder: TextEncoder, embed_chunk: int = EMBED_CHUNK) -> None:
         self._store = store
         self.embedder = embedder
+        self.embed_chunk = max(1, embed_chunk)
         self._matrix: VectorMatrix | None = None
         self._matrix_generation = -1
         self._docs: tuple[IndexDoc, ...] | None = None
+        self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, cache_dir: Path, embedder: TextEncoder, name: str = "default") -> HybridIndex:
+    def open(
+        cls, cache_dir: Path, embedder: TextEncoder, name: str = "default", *, embed_chunk: int = EMBED_CHUNK
+    ) -> HybridIndex:
         """Open ``<cache_dir>/index-<name>.sqlite3``; a bad or missing file is rebuilt, never raised."""
-        return cls(Store.open(Path(cache_dir), name), embedder)
+        return cls(Store.open(Path(cache_dir), name), embedder, embed_chunk)
 
     @property
     def path(self) -> Path | None:
@@ -62,8 +72,9 @@ class HybridIndex:
         return self._guard(self._store.count, lambda: 0)
 
     def close(self) -> None:
-        self._store.close()
-        self._matrix = None
+        with self._lock:
+            self._store.close()
+            self._matrix = None
 
     def __enter__(self) -> HybridIndex:
         return self
@@ -86,7 +97,9 @@ class HybridIndex:
             if not is_corruption(exc):
                 raise
             log.warning("index cache corrupt during sync (%s); rebuilding", exc)
-            self._store.reset()
+            with self._lock:
+                self._store.reset()
+                self._matrix = None
             return self._sync(unique)
 
     def search(
@@ -192,33 +205,41 @@ class HybridIndex:
         return hits
 
     def _sync(self, unique: dict[str, IndexDoc]) -> SyncStats:
+        """Diff against the cache, embed what is missing in chunks and commit each chunk as it is ready.
+
+        Committing per chunk bounds memory and keeps the work of an interrupted cold
+        build. A commit refused because another writer moved the generation costs
+        only a re-diff: vectors already computed are kept.
+        """
         model_id = self.embedder.model_id
         wanted = {a: (d, d.row_hash(model_id), d.vector_key(model_id)) for a, d in unique.items()}
         computed: dict[str, np.ndarray] = {}
-        for attempt in range(_SYNC_ATTEMPTS):
-            snap = self._store.snapshot()
+        added = updated = removed = races = 0
+        while True:
+            with self._lock:
+                snap = self._store.snapshot()
             upserts = [w for a, w in wanted.items() if snap.rows.get(a, ("",))[0] != w[1]]
             removals = [a for a in snap.rows if a not in wanted]
             missing = {key: d for d, _, key in wanted.values() if key not in snap.vector_keys}
             if not upserts and not removals and not missing:
-                return SyncStats(reused=len(wanted))
-            todo = [key for key in missing if key not in computed]
+                reembedded = sum(1 for _, _, key in wanted.values() if key in computed)
+                return SyncStats(added, updated, removed, reembedded, len(wanted) - reembedded)
+            todo = [key for key in missing if key not in computed][: self.embed_chunk]
             if todo:
                 vectors = self.embedder.encode([missing[k].embed_text() for k in todo])
                 computed.update(zip(todo, vectors, strict=True))
-            fresh = {k: computed[k] for k in missing}
-            if self._store.apply(snap.generation, upserts, removals, fresh, model_id):
-                reembedded = sum(1 for _, _, key in wanted.values() if key in missing)
-                added = sum(1 for d, _, _ in upserts if d.address not in snap.rows)
-                return SyncStats(
-                    added=added,
-                    updated=len(upserts) - added,
-                    removed=len(removals),
-                    reembedded=reembedded,
-                    reused=len(wanted) - reembedded,
-                )
-            log.info("index sync raced another writer (attempt %d); recomputing", attempt + 1)
-        raise RuntimeError(f"index sync did not settle after {_SYNC_ATTEMPTS} attempts against concurrent writers")
+            ready = [u for u in upserts if u[2] in snap.vector_keys or u[2] in computed]
+            fresh = {k: computed[k] for k in missing if k in computed}
+            with self._lock:
+                applied = self._store.apply(snap.generation, ready, removals, fresh, model_id)
+            if applied:
+                new = sum(1 for d, _, _ in ready if d.address not in snap.rows)
+                added, updated, removed = added + new, updated + len(ready) - new, removed + len(removals)
+                continue
+            races += 1
+            if races >= _SYNC_ATTEMPTS:
+                raise RuntimeError(f"index sync lost {races} races against concurrent writers; try again")
+            log.info("index sync raced another writer (%d); recomputing", races)
 
     def _current_matrix(self) -> VectorMatrix:
         """The in-memory vectors, reloaded whenever any process has committed a sync since the last load."""
@@ -228,19 +249,20 @@ class HybridIndex:
         return self._matrix
 
     def _guard(self, op: Callable[[], T], fallback: Callable[[], T]) -> T:
-        """Run a read; on a corrupt cache rebuild it from the last synced docs and retry once."""
-        try:
-            return op()
-        except sqlite3.DatabaseError as exc:
-            if not is_corruption(exc):
-                raise
-            log.warning("index cache corrupt (%s); rebuilding", exc)
-            self._store.reset()
-            self._matrix = None
-            if self._docs is None:
-                return fallback()
-            self._sync({d.address: d for d in self._docs})
-            return op()
+        """Run a read under the lock; on a corrupt cache rebuild it from the last synced docs and retry once."""
+        with self._lock:
+            try:
+                return op()
+            except sqlite3.DatabaseError as exc:
+                if not is_corruption(exc):
+                    raise
+                log.warning("index cache corrupt (%s); rebuilding", exc)
+                self._store.reset()
+                self._matrix = None
+                if self._docs is None:
+                    return fallback()
+                self._sync({d.address: d for d in self._docs})
+                return op()
 
 
 def _filter_sql(

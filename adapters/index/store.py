@@ -71,10 +71,10 @@ _TABLES = ("docs_fts", "docs", "vectors", "meta")
 def is_corruption(error: sqlite3.Error) -> bool:
     """True for a damaged or foreign file (rebuild it), False for busy/locked and other transient errors."""
     name = getattr(error, "sqlite_errorname", "") or ""
-    if name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
-        return True
+    if name:
+        return name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
     text = str(error).lower()
-    return "malformed" in text or "not a database" in text
+    return "disk image is malformed" in text or "file is not a database" in text
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 from index_corpus import DOCS, CountingEncoder, HashEncoder, by_address, generated_docs
 
 from adapters.index import Embedder, HybridIndex, IndexDoc, TextEncoder
@@ -82,6 +83,32 @@ def test_a_doc_no_longer_synced_leaves_both_channels(tmp_path: Path, embedder: E
         assert stats.removed == 1 and len(index) == len(DOCS) - 1
         assert index.lexical("survivorship delisted", limit=5) == []
         assert all(h.address != gone.address for h in index.semantic("bankrupt firms absent", limit=20))
+
+
+class FailingEncoder:
+    """Embeds for real until call ``fail_at``, then dies the way a killed build would."""
+
+    def __init__(self, inner: TextEncoder, fail_at: int) -> None:
+        self.inner, self.fail_at = inner, fail_at
+        self.model_id = inner.model_id
+        self.batches: list[int] = []
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if len(self.batches) + 1 == self.fail_at:
+            raise KeyboardInterrupt
+        self.batches.append(len(texts))
+        return self.inner.encode(texts)
+
+
+def test_an_interrupted_build_keeps_the_chunks_it_committed(tmp_path: Path) -> None:
+    dying = FailingEncoder(HashEncoder(), fail_at=3)
+    with HybridIndex.open(tmp_path, dying, embed_chunk=4) as index, pytest.raises(KeyboardInterrupt):
+        index.sync(DOCS)
+    assert dying.batches == [4, 4]
+    with HybridIndex.open(tmp_path, HashEncoder(), embed_chunk=4) as index:
+        stats = index.sync(DOCS)
+        assert len(index) == len(DOCS)
+    assert (stats.added, stats.reembedded, stats.reused) == (len(DOCS) - 8, len(DOCS) - 8, 8)
 
 
 def test_identical_texts_are_embedded_once(tmp_path: Path, embedder: Embedder) -> None:
