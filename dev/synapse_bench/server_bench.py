@@ -1,0 +1,105 @@
+"""The MCP server as a host sees it: start-up, tools/list, and round trips over real stdio on the demo workspace.
+
+It launches the installed ``synapse serve --root DEMO`` (a fresh demo built in
+a temporary folder) through the SDK's stdio client, exactly as Claude Code or
+Cursor would, and times:
+
+- **start -> tools/list**: process start, ``initialize`` and the first
+  ``tools/list`` (what a host waits for before it can show the tool);
+- **search**: the first search (it loads the embedding model in the server and,
+  with a cold cache, embeds every doc) and the median of the next ones (warm);
+- **get**: median round trip;
+- **navigate**: the first turn (it may wait for the spare worker's warm-up) and
+  the median of the following turns (each in a fresh, pre-warmed worker).
+
+Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--warm-cache] [--json]``.
+``--warm-cache`` runs one throwaway session first so the index cache exists, as
+after a restart. Figures are measurements, never asserted by tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from synapse_server.workspace_init import make_demo
+
+SYNAPSE = Path(sys.executable).parent / "synapse"
+QUERIES = ("transaction costs", "volatility target", "why did the Sharpe ratio fall", "skip month", "turnover")
+QUESTION = "What annualised volatility target do the momentum positions use?"
+
+
+async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = await call()
+    return time.perf_counter() - start, result
+
+
+async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)])
+    start = time.perf_counter()
+    with open(os.devnull, "w", encoding="utf-8") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            initialized = time.perf_counter() - start
+            await session.list_tools()
+            listed = time.perf_counter() - start
+            list_again, _ = await timed(session.list_tools)
+
+            def tool(**arguments: Any) -> Callable[[], Awaitable[Any]]:
+                return lambda: session.call_tool("synapse", arguments)
+
+            first_search, _ = await timed(tool(action="search", query=QUERIES[0]))
+            searches = [(await timed(tool(action="search", query=QUERIES[i % len(QUERIES)])))[0] for i in range(repeat)]
+            gets = [(await timed(tool(action="get", id="deci-e17103e8")))[0] for _ in range(repeat)]
+            first_nav, nav = await timed(tool(action="navigate", question=QUESTION))
+            navs = [(await timed(tool(action="navigate", question=QUESTION)))[0] for _ in range(max(1, repeat // 2))]
+    verdict = (nav.structured_content or {}).get("verdict")
+    return {
+        "start_to_initialize_s": round(initialized, 3),
+        "start_to_tools_list_s": round(listed, 3),
+        "tools_list_warm_s": round(list_again, 4),
+        "search_first_s": round(first_search, 3),
+        "search_warm_median_s": round(statistics.median(searches), 4),
+        "get_median_s": round(statistics.median(gets), 4),
+        "navigate_first_s": round(first_nav, 3),
+        "navigate_next_median_s": round(statistics.median(navs), 3),
+        "navigate_verdict": verdict,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--repeat", type=int, default=5, help="warm round trips per action (default 5)")
+    parser.add_argument("--warm-cache", action="store_true", help="build the index cache in a throwaway session first")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="synapse-server-bench-") as tmp:
+        root = make_demo(Path(tmp) / "demo")
+        if args.warm_cache:
+            anyio.run(session_figures, root, 1)
+        figures = anyio.run(session_figures, root, args.repeat)
+    figures["index_cache"] = "warm" if args.warm_cache else "cold"
+    figures["cpus"] = os.cpu_count()
+    if args.json:
+        sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+    else:
+        width = max(map(len, figures))
+        for key, value in figures.items():
+            sys.stdout.write(f"{key:<{width}}  {value}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
