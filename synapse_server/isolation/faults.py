@@ -1,7 +1,8 @@
 """Test-only jobs a worker runs instead of a turn when ``SYNAPSE_TEST_WORKER_JOB`` is set in its environment.
 
 They let tests make a *real* worker segfault, get SIGKILLed, hang with a
-grandchild past the timeout, exit silently, raise, or answer instantly with a
+grandchild past the timeout, exit silently, raise (unexpectedly, or a typed
+error), or answer instantly with a
 labelled abstention (``echo``, for leak tests that need hundreds of turns
 without loading the model each time). No tool parameter reaches this module:
 only the environment of whoever starts the server does.
@@ -16,10 +17,11 @@ import subprocess
 import sys
 import time
 
+from synapse_server.errors import InvalidInput
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, Telemetry, TraceAbstention, TraceSurface
 
-JOBS = ("echo", "sigsegv", "sigkill", "hang", "exit", "raise")
+JOBS = ("echo", "sigsegv", "sigkill", "hang", "exit", "raise", "invalid")
 
 
 def run_job(job: str, request: NavigateRequest) -> NavigateResult:
@@ -36,6 +38,8 @@ def run_job(job: str, request: NavigateRequest) -> NavigateResult:
         os._exit(3)
     if job == "raise":
         raise RuntimeError("test job raised")
+    if job == "invalid":
+        raise InvalidInput("test job: unknown project 'nope'", parameter="projects")
     raise ValueError(f"unknown test job {job!r}; expected one of {', '.join(JOBS)}")
 
 

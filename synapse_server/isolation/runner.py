@@ -157,6 +157,7 @@ class WorkerPool:
             for worker in [*self._active, *([spare] if spare else [])]:
                 await worker.kill()
             self._active.clear()
+            self._lock = None  # the next session may run in another event loop
 
     async def run_turn(self, request: NavigateRequest, *, timeout_s: float, model: ModelInfo) -> NavigateResult:
         """One turn in a fresh worker; operational failures come back as ``failure`` results, never raised."""

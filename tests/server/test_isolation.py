@@ -161,3 +161,24 @@ async def test_the_server_shuts_its_spare_down_when_the_session_ends(make_server
     result = await call(server, action="navigate", question="Why?")
     assert result.is_error is False
     assert children() == before
+
+
+async def test_a_typed_error_in_the_worker_keeps_its_kind_and_parameter_through_the_tool(
+    make_server: ServerFactory, demo_root: Path
+):
+    result = await call(make_server(demo_root, job="invalid"), action="navigate", question="Why?")
+    assert result.is_error is True
+    assert payload(result)["error"] == {
+        "kind": "invalid_input",
+        "message": "test job: unknown project 'nope'",
+        "parameter": "projects",
+    }
+
+
+async def test_a_cancelled_turn_kills_its_worker_group(demo_root: Path):
+    before = children()
+    pool = pool_for(demo_root, "hang")
+    with anyio.move_on_after(1.5) as scope:
+        await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    assert scope.cancelled_caught
+    assert group_gone(pool.recent_pids[-1]) and children() == before
