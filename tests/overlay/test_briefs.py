@@ -10,6 +10,7 @@ import pytest
 from adapters.base import Node, Tether, TetherKind
 from adapters.index import Embedder
 from adapters.resolvers import Resolvers
+from synapse_server import cli
 from synapse_server.config import Workspace, load_workspace
 from synapse_server.demo import build_demo
 from synapse_server.models import FakeModel
@@ -244,3 +245,14 @@ def test_a_quote_tether_shape_is_what_cell_material_reads() -> None:
         _link("deci-1", "research:q", "applies", 0.9, "strong"), {claim.address: claim}, Resolvers()
     ).quotes
     assert [(q.source, q.locator, q.text, q.check) for q in quotes] == [("src", "p1", "A quote.", "unverifiable")]
+
+
+def test_the_synthesize_command_prints_each_brief_with_its_verdict(
+    demo: tuple[Workspace, Stores], capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace, _ = demo
+    assert cli.main(["synthesize", "--root", str(workspace.root), "--model", "extractive", "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("[verified]") == 2 and "FLAGGED" not in out
+    assert "verified=true does not rule out" in out
+    assert cli.main(["synthesize", "--root", str(workspace.root), "--min-confidence", "2"]) == 2

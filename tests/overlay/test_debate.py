@@ -10,11 +10,12 @@ import pytest
 from adapters.base import Node
 from adapters.index import Embedder
 from adapters.zk_debate import ContestedClaim, DebateMap
+from synapse_server import cli
 from synapse_server.config import Workspace, load_workspace
 from synapse_server.demo import build_demo
 from synapse_server.models import Completion, Model, ModelIdentity, Prompt
 from synapse_server.overlay.build import build_overlay
-from synapse_server.overlay.debate_view import DebateParams, fold_debate, run_debate
+from synapse_server.overlay.debate_view import DebateParams, DebateResult, fold_debate, run_debate
 from synapse_server.overlay.model import Link, Overlay, Relation
 from synapse_server.stores import Stores
 
@@ -186,3 +187,15 @@ def test_the_project_scope_selects_the_maps_shown(demo: tuple[Workspace, Stores]
         "execution"
     ]
     assert run_debate(workspace, stores, None, DebateParams(projects=[])).debates == []
+
+
+def test_the_debate_command_prints_the_same_result_as_json(
+    demo: tuple[Workspace, Stores], capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace, stores = demo
+    assert cli.main(["debate", "--root", str(workspace.root), "--json"]) == 0
+    assert DebateResult.model_validate_json(capsys.readouterr().out) == run_debate(
+        workspace, stores, None, DebateParams()
+    )
+    assert cli.main(["debate", "--root", str(workspace.root)]) == 0
+    assert "- practice: mem:tree:expe-1b2c3d4e" in capsys.readouterr().out

@@ -7,6 +7,7 @@ import pytest
 from adapters.base import Family, Node, ResolverState, Tether, TetherCheck, TetherKind
 from adapters.index import Embedder
 from adapters.resolvers import Resolvers
+from synapse_server import cli
 from synapse_server.config import Workspace, load_workspace
 from synapse_server.demo import build_demo
 from synapse_server.models import FakeModel
@@ -192,3 +193,14 @@ def test_demo_an_unusable_model_reply_falls_back_to_the_split_and_says_so(
 def test_a_blank_question_is_refused() -> None:
     with pytest.raises(ValueError, match="blank"):
         FrameParams(question="   ")
+
+
+def test_the_frame_command_prints_each_facet_with_its_status(
+    demo: tuple[Workspace, Stores, Embedder], capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace, _, _ = demo
+    assert cli.main(["frame", QUESTION, "--root", str(workspace.root), "--model", "extractive"]) == 0
+    out = capsys.readouterr().out
+    assert "[established] transaction costs" in out and "[contested] volatility scaling" in out
+    assert "[thin] tax liability" in out
+    assert cli.main(["frame", " ", "--root", str(workspace.root)]) == 2
