@@ -1,0 +1,45 @@
+"""``python -m dev.synapse_bench <harness>``: one entry for every validation harness outside the MCP contract.
+
+Each subcommand is a module with its own ``main(argv)``, imported only when
+chosen, so ``canonical --help`` never loads torch and ``perf`` never loads the
+corpus. Arguments after the subcommand go to that harness unchanged.
+
+    canonical   the deterministic corpus, its safety figures and the locked baseline (canonical/cli.py)
+    live        the same corpus with a real model, repeated (live.py)
+    sweep       VOI policy x hops x trace_floor under the canonical safety gate (sweep.py)
+    project     a user's own question set against their workspace (project_eval.py)
+    perf        retrieval performance on synthetic workspaces (perf.py)
+    parse       MemDSL parse/serialize throughput (parse_bench.py)
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+HARNESSES = {
+    "canonical": "dev.synapse_bench.canonical.cli",
+    "live": "dev.synapse_bench.live",
+    "sweep": "dev.synapse_bench.sweep",
+    "project": "dev.synapse_bench.project_eval",
+    "perf": "dev.synapse_bench.perf",
+    "parse": "dev.synapse_bench.parse_bench",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in HARNESSES:
+        print(f"unknown harness {name!r}; expected one of: {', '.join(HARNESSES)}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(HARNESSES[name])
+    result = module.main(rest)
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
