@@ -189,7 +189,11 @@ def _check(plain: str, tokens: Sequence[NumToken], skip: frozenset[int], clause:
     if missing_ids:
         return NumberCoverage(False, "identifier", missing_ids)
     clause_words = set(plain_words(clause))
-    labels = (word for index, _ in needed for word in _label(plain, tokens, index))
+    # Every figure's label counts, derived ones too, and so do the words after the last figure
+    # ("paid 1.5 bps *less*"): a figure is licensed only with what the assertion says about it.
+    labels = [word for index in range(len(tokens)) for word in _label(plain, tokens, index)]
+    if tokens:
+        labels.extend(_content(plain, tokens[-1].end, len(plain)))
     missing = tuple(dict.fromkeys(word for word in labels if word not in clause_words))
     return NumberCoverage(False, "label", missing) if missing else COVERED
 

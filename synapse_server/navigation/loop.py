@@ -25,7 +25,8 @@ from synapse_server.navigation.voi import POLICIES
 
 MAX_REPAIRS = 1
 MAX_RENAVIGATIONS = 1
-IN_LOOP_HOPS = 2
+IN_LOOP_HOPS = 1
+"""Model turns that may expand or join; the re-navigation turn may not expand again (it then halts ``hops``)."""
 RENAVIGATE_ON = frozenset({"false-premise", "low-coverage"})
 
 

@@ -37,7 +37,7 @@ def build_prompt(
     extra: str = "",
 ) -> str:
     return Template(template_text()).substitute(
-        question=question,
+        question=" ".join(question.split()),  # one line: a question cannot forge the envelope's section markers
         envelope=envelope.rstrip("\n"),
         tokens_left=tokens_left,
         hops_left=hops_left,

@@ -116,7 +116,9 @@ def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> C
     statuses: list[Status] = [c.status or "inferred" for c in citations] + [p.status for p in premises]
     status = weakest(statuses) if statuses else "inferred"
     extrapolation = claim.form in CAPPING_FORMS
-    if claim.form == "restatement" and not _verbatim(claim.text, citations, view):
+    if claim.form in ("restatement", "deduction", "comparison") and not _carries_over(claim, citations, premises, view):
+        # Code cannot check entailment: a deduction or comparison keeps its grounds' status only when it
+        # says exactly what a cited clause or a premise says; any new wording is an extrapolation.
         extrapolation = True
     if extrapolation:
         status = "inferred"
@@ -182,6 +184,15 @@ def _targets_of(address: str, view: View) -> list[str]:
 
 def _verbatim(text: str, citations: tuple[CitationFinding, ...], view: View) -> bool:
     return any(c.address is not None and is_restatement(text, _targets_of(c.address, view)) for c in citations)
+
+
+def _carries_over(
+    claim: Claim, citations: tuple[CitationFinding, ...], premises: tuple[ClaimFinding, ...], view: View
+) -> bool:
+    """The claim restates a cited clause verbatim, or (for a derived form) one of its premises."""
+    if _verbatim(claim.text, citations, view):
+        return True
+    return claim.form != "restatement" and any(_restates(claim.text, p.text) for p in premises)
 
 
 def _license(

@@ -92,6 +92,20 @@ def test_restated_unit_finds_the_whole_sentence_among_restatement_targets() -> N
         pytest.param("Net income was $4.2M.", "Net income was $4.2 million.", None, (), id="magnitude-word-equal"),
         pytest.param("$4.2M of net income", "Revenue was $4.2M.", "label", ("net", "income"), id="label-after-number"),
         pytest.param("Costs were not 8 bps.", "Costs were 8 bps.", "label", ("not",), id="negation-is-a-label-word"),
+        pytest.param(
+            "Auction orders paid 1.5 bps more than intraday orders.",
+            "Auction orders paid 1.5 bps less than intraday orders.",
+            "label",
+            ("more",),
+            id="direction-word-after-the-last-figure",
+        ),
+        pytest.param(
+            "Positions target 10% annual return.",
+            "Positions target 10% annual volatility.",
+            "label",
+            ("return",),
+            id="noun-after-the-last-figure-swapped",
+        ),
         pytest.param("Sharpe fell to 1.1.", "Costs rose to 8 bps.", "uncovered", ("1.1",), id="number-from-elsewhere"),
         pytest.param("Sharpe fell to 1.1.", "Sharpe fell.", "uncovered", ("1.1",), id="clause-without-numbers"),
         pytest.param(
@@ -221,6 +235,13 @@ def test_a_numbers_label_is_the_content_words_that_govern_it(assertion: str, lab
             "Revenue grew from $240M to $310M",
             None,
             id="bare-operand-matches-a-scaled-figure",
+        ),
+        pytest.param(
+            "Net income grew 29.2% from 240 to 310",
+            "(310 - 240) / 240 * 100",
+            "Revenue grew from 240 to 310",
+            "label",
+            id="derived-figure-label-swap",
         ),
         pytest.param(
             "Revenue grew 29% from 240 to 310",

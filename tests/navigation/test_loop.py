@@ -155,10 +155,16 @@ def test_each_expanding_turn_spends_one_hop_round(sub: Substrate) -> None:
     first = artifact("expand(n1)", *UNLICENSED.splitlines()[1:])
     second = artifact("expand(n2)", *GOOD.splitlines()[1:])
     model = FakeModel(first, second)
-    outcome = loop(sub, model)
+    outcome = loop(sub, model, hop_rounds=2)
     assert "2 expansion round(s)" in model.history[0].text and "1 expansion round(s)" in model.history[1].text
     assert outcome.view.order == (COST, SHARPE, TURNOVER)
     assert (outcome.halted_reason, outcome.hops) == ("answer", 2)
+
+
+def test_by_default_the_renavigation_turn_may_not_expand_again_and_halts_hops(sub: Substrate) -> None:
+    expand_twice = artifact("expand(n1)", *UNLICENSED.splitlines()[1:])
+    outcome = loop(sub, FakeModel(expand_twice, expand_twice))
+    assert (outcome.halted_reason, outcome.hops, outcome.renavigations) == ("hops", 1, 1)
 
 
 SCENARIOS: dict[str, tuple[list[str], dict[str, int]]] = {

@@ -33,7 +33,7 @@ INFO = ModelInfo(provider="fake", id="fake")
 CHAIN = answer(
     "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to 8 bps.",
     "claim c2 [restatement] cites n2 :: Sharpe decreased from 1.4 to 1.1.",
-    "claim c3 [deduction] from c1, c2 :: Transaction costs increased and Sharpe decreased.",
+    "claim c3 [deduction] from c1, c2 :: Sharpe decreased from 1.4 to 1.1.",
     conclude="c3",
 )
 OUTDATED = answer("claim c1 [restatement] cites n3 :: Costs were raised to 8 bps in May.")
@@ -67,7 +67,7 @@ def test_answer_surface_copies_status_conclusion_premises_and_grouped_citations(
     surface = answer_surface(decision, view, closure_of(CHAIN))
     assert surface.model_dump(mode="json") == {
         "version": 1,
-        "text": "Transaction costs increased and Sharpe decreased.",
+        "text": "Sharpe decreased from 1.4 to 1.1.",
         "conclusion_claim_id": "c3",
         "inference_form": "deduction",
         "status": "measured",

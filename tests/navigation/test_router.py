@@ -330,12 +330,24 @@ def test_weakest_link_across_premises_grounded_and_measured_is_measured(view: Vi
     text = answer(
         CALC_PREMISE,
         "claim c2 [restatement] cites n2 :: Sharpe decreased from 1.4 to 1.1.",
-        "claim c3 [deduction] from c1, c2 :: Transaction costs increased and Sharpe decreased.",
+        "claim c3 [deduction] from c1, c2 :: Sharpe decreased from 1.4 to 1.1.",
         conclude="c3",
     )
     decision = decide(text, view)
     assert [decision.claims[c].status for c in ("c1", "c2", "c3")] == ["grounded", "measured", "measured"]
     assert (decision.verdict, decision.status) == ("answer", "measured")
+
+
+@pytest.mark.parametrize("form", ["deduction", "comparison"])
+def test_number_free_deduction_in_new_words_is_hedged_not_grounded(view: View, form: str) -> None:
+    cited = answer(f"claim c1 [{form}] cites n1 :: The moon is made of cheese.")
+    from_premise = answer(
+        CALC_PREMISE, f"claim c2 [{form}] from c1 :: Transaction costs increased and Sharpe decreased.", conclude="c2"
+    )
+    for text, conclusion in ((cited, "c1"), (from_premise, "c2")):
+        decision = decide(text, view)
+        assert decision.status == "inferred"
+        assert decision.claims[conclusion].extrapolation is True
 
 
 def test_a_licensing_outdated_node_keeps_its_status_and_flags_the_decision(view: View) -> None:
