@@ -31,8 +31,10 @@ from synapse_server.models import Model, ModelBadResponse
 from synapse_server.navigation.text import normalise_words
 from synapse_server.overlay.lens import (
     EXTRACTIVE,
+    MAX_PROJECTS,
     ModelInfo,
     OverlayInfo,
+    ProjectScope,
     first_sentence,
     lens_model,
     negative_is_default,
@@ -84,7 +86,9 @@ class SynthesizeParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["claim"] = Field("claim", description="briefs read the claim-aligned overlay only")
-    projects: list[str] | None = Field(None, description="zk projects in scope; None = config scope, [] = memory only")
+    projects: ProjectScope = Field(
+        None, max_length=MAX_PROJECTS, description="zk projects in scope; None = config scope, [] = memory only"
+    )
     min_confidence: float | None = Field(
         None, ge=0.0, le=1.0, description="confidence at which a strong claim's cell is high-value; negative = 0.6"
     )

@@ -26,7 +26,15 @@ from adapters.zettelkasten import ZettelkastenAdapter
 from adapters.zk_debate import ContestedClaim, DebateMap
 from synapse_server.actions.base import ActionOutput
 from synapse_server.config import Workspace
-from synapse_server.overlay.lens import OverlayInfo, open_overlay, scope_of, store_of, tier_of
+from synapse_server.overlay.lens import (
+    MAX_PROJECTS,
+    OverlayInfo,
+    ProjectScope,
+    open_overlay,
+    scope_of,
+    store_of,
+    tier_of,
+)
 from synapse_server.overlay.model import Link, Overlay, OverlayKind, Relation
 from synapse_server.stores import Stores
 
@@ -42,7 +50,9 @@ class DebateParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: OverlayKind = Field("claim", description="the overlay whose contradictions are folded in")
-    projects: list[str] | None = Field(None, description="zk projects in scope; None = config scope")
+    projects: ProjectScope = Field(
+        None, max_length=MAX_PROJECTS, description="zk projects in scope; None = config scope"
+    )
 
 
 class CounterEvidence(BaseModel):

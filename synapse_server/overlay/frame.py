@@ -36,13 +36,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node
 from adapters.resolvers import Resolvers
-from synapse_server.actions.base import ActionOutput
+from synapse_server.actions.base import ActionOutput, check_text
 from synapse_server.config import Workspace
 from synapse_server.models import Model
 from synapse_server.overlay.lens import (
     EXTRACTIVE,
+    MAX_PROJECTS,
     ModelInfo,
     OverlayInfo,
+    ProjectScope,
     lens_model,
     negative_is_default,
     open_overlay,
@@ -85,7 +87,9 @@ class FrameParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     question: str = Field(min_length=1, max_length=2000, description="the research question to frame")
-    projects: list[str] | None = Field(None, description="zk projects in scope; None = config scope, [] = memory only")
+    projects: ProjectScope = Field(
+        None, max_length=MAX_PROJECTS, description="zk projects in scope; None = config scope, [] = memory only"
+    )
     limit: int | None = Field(None, ge=1, le=50, description="search hits examined per facet; negative = 8")
     model: str | None = Field(None, description="model spec for facet proposals (hidden from the tool)")
 
@@ -93,10 +97,8 @@ class FrameParams(BaseModel):
 
     @field_validator("question")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("the question is blank")
-        return value
+    def _question_is_text(cls, value: str) -> str:
+        return check_text(value, "the question")
 
 
 class FrameHit(BaseModel):

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from synapse_server.actions.base import check_project_names
 from synapse_server.config import Workspace
 from synapse_server.errors import InvalidInput
 from synapse_server.models import Model, model_spec_from, parse_model_spec, resolve_model
@@ -27,6 +28,7 @@ __all__ = [
     "EXTRACTIVE",
     "ModelInfo",
     "OverlayInfo",
+    "ProjectScope",
     "first_sentence",
     "lens_model",
     "negative_is_default",
@@ -40,6 +42,10 @@ __all__ = [
 
 
 P = TypeVar("P", bound=BaseModel)
+
+ProjectScope = Annotated[list[str] | None, AfterValidator(check_project_names)]
+"""A call's zk project list: None = the config scope, [] = memory only; each name a plain address segment."""
+MAX_PROJECTS = 64
 
 
 class ModelInfo(BaseModel):

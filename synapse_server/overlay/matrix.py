@@ -28,8 +28,10 @@ from synapse_server.config import Workspace
 from synapse_server.models import Model, ModelBadResponse
 from synapse_server.overlay.lens import (
     EXTRACTIVE,
+    MAX_PROJECTS,
     ModelInfo,
     OverlayInfo,
+    ProjectScope,
     first_sentence,
     lens_model,
     negative_is_default,
@@ -71,7 +73,9 @@ class MatrixParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: OverlayKind = Field("generic", description="generic overlay or the claim-aligned overlay")
-    projects: list[str] | None = Field(None, description="zk projects in scope; None = config scope, [] = memory only")
+    projects: ProjectScope = Field(
+        None, max_length=MAX_PROJECTS, description="zk projects in scope; None = config scope, [] = memory only"
+    )
     synthesize: bool = Field(False, description="add row, column and apex roll-ups")
     limit: int | None = Field(None, ge=1, le=1000, description="rows and columns shown, each; negative = all")
     model: str | None = Field(None, description="model spec for roll-ups (hidden from the tool)")

@@ -10,6 +10,7 @@ from adapters.resolvers import Resolvers
 from synapse_server import cli
 from synapse_server.config import Workspace, load_workspace
 from synapse_server.demo import build_demo
+from synapse_server.errors import InvalidInput
 from synapse_server.models import FakeModel
 from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.frame import (
@@ -21,6 +22,7 @@ from synapse_server.overlay.frame import (
     question_facets,
     run_frame,
 )
+from synapse_server.overlay.lens import params_from
 from synapse_server.stores import Stores
 
 
@@ -204,3 +206,21 @@ def test_the_frame_command_prints_each_facet_with_its_status(
     assert "[established] transaction costs" in out and "[contested] volatility scaling" in out
     assert "[thin] tax liability" in out
     assert cli.main(["frame", " ", "--root", str(workspace.root)]) == 2
+
+
+@pytest.mark.parametrize(
+    ("values", "parameter"),
+    [
+        ({"question": "costs\x00"}, "question"),
+        ({"question": "costs", "projects": ["../escape"]}, "projects"),
+        ({"question": "costs", "projects": ["a:b"]}, "projects"),
+        ({"question": "costs", "limit": 0}, "limit"),
+        ({"question": "costs", "surprise": 1}, "surprise"),
+    ],
+)
+def test_frame_parameters_are_validated_and_the_error_names_the_parameter(
+    values: dict[str, object], parameter: str
+) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        params_from(FrameParams, values)
+    assert caught.value.detail["parameter"] == parameter
