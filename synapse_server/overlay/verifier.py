@@ -104,7 +104,7 @@ def verify_brief(brief: str, material: BriefMaterial) -> Verification:
     failures: list[TraceFailure] = []
     if not material.memory_id or material.memory_id not in brief:
         failures.append(TraceFailure(kind="citation", text=material.memory_id, start=-1))
-    scanned = _blank_identifiers(brief, (material.memory_id, *material.identifiers))
+    scanned = _blank_identifiers(brief, material.memory_id, material.identifiers)
     licensed = {_figure_key(token) for text in material.texts for token in all_numbers(text)}
     figures = brief_figures(scanned)
     for token in figures:
@@ -142,12 +142,14 @@ def quoted_spans(text: str) -> list[tuple[int, str]]:
     return spans
 
 
-def _blank_identifiers(text: str, identifiers: Iterable[str]) -> str:
+def _blank_identifiers(text: str, memory_id: str, identifiers: Iterable[str]) -> str:
     """Blank each whole-token occurrence of an identifier (longest first): offsets stay, its digits vanish.
 
-    Only identifiers with a letter count, so a bare locator such as ``3`` can never blank a figure.
+    The memory id is always an identifier (the brief must cite it); the others only when they hold a
+    letter, so a bare locator such as ``3`` can never blank a figure.
     """
-    for ident in sorted({i for i in identifiers if any(c.isalpha() for c in i)}, key=len, reverse=True):
+    wanted = {i for i in identifiers if any(c.isalpha() for c in i)} | ({memory_id} if memory_id else set())
+    for ident in sorted(wanted, key=len, reverse=True):
         text = re.sub(r"(?<![\w-])" + re.escape(ident) + r"(?![\w-])", lambda m: " " * len(m.group()), text)
     return text
 

@@ -102,6 +102,12 @@ def test_a_hex_id_whose_digits_spell_the_figure_still_does_not_license_it() -> N
     assert verdict.failed_tokens == ["40000000 dollars"]
 
 
+def test_an_all_digit_memory_id_is_still_an_identifier_not_a_figure() -> None:
+    material = BriefMaterial("20260504", ("Costs rose.",), ())
+    assert verify_brief("Entry 20260504 records that costs rose.", material).verified is True
+    assert verify_brief("Entry 20260504 records 20260505.", material).failed_tokens == ["20260505"]
+
+
 def test_a_bare_locator_never_blanks_a_figure() -> None:
     material = BriefMaterial(MEMORY_ID, ("Costs rose 13%.",), (), identifiers=("3",))
     assert verify_brief(f"{MEMORY_ID}: costs rose 13%.", material).verified is True
