@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except SynapseError as exc:
-        payload = {"error": {"kind": exc.kind, "message": exc.message}}
+        payload = {"error": {"kind": exc.kind, "message": exc.message, "parameter": exc.detail.get("parameter")}}
         sys.stderr.write(json.dumps(payload) + "\n")
         return exc.exit_code
     except KeyboardInterrupt:

@@ -17,6 +17,8 @@ from synapse_server.workspace_init import make_demo
 SYNAPSE = Path(sys.executable).parent / "synapse"
 CASES = {case["id"]: case for case in load_questions()["questions"]}
 PUBLIC_KEYS = {
+    "action",
+    "summary",
     "verdict",
     "status",
     "reasons",

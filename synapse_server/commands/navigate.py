@@ -1,4 +1,4 @@
-"""``synapse navigate QUESTION --root DIR``: print exactly the public JSON of the navigate tool.
+"""``synapse navigate QUESTION --root DIR``: print exactly the JSON the ``synapse`` tool returns for navigate.
 
 Exit 0 for an answer or an abstention (both are honest outcomes), 2 for
 invalid input, 1 for an operational failure (verdict ``failure``).
@@ -13,7 +13,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from synapse_server.config import load_workspace
+from synapse_server.actions.navigate import with_summary
+from synapse_server.config import find_workspace, load_workspace
+from synapse_server.dispatch import result_payload
 from synapse_server.errors import InvalidInput
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.turn import navigate_turn
@@ -27,7 +29,7 @@ def register(subparsers: Any) -> None:
         description="Print the public navigate JSON. Exit 0 answer/abstain, 2 invalid input, 1 operational failure.",
     )
     parser.add_argument("question", help="the question to answer")
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
     parser.add_argument(
         "--model", default=None, help="model spec: extractive, script:PATH, command:CMD, openai:M, anthropic:M"
     )
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         first = error.errors()[0]
         parameter = ".".join(str(p) for p in first["loc"])
         raise InvalidInput(f"{parameter}: {first['msg']}", parameter=parameter) from None
-    workspace = load_workspace(Path(args.root))
+    workspace = load_workspace(Path(args.root) if args.root is not None else find_workspace(Path.cwd()))
     result = navigate_turn(workspace.root, request, embedder=make_embedder(workspace))
-    print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    print(json.dumps(result_payload("navigate", with_summary(result)), indent=2, ensure_ascii=False))
     return 1 if result.verdict == "failure" else 0

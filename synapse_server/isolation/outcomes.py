@@ -12,27 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from synapse_server.models import ModelError, ModelSpecError, model_spec_from, parse_model_spec, resolve_model
-from synapse_server.navigation.surfaces import HaltedReason, ModelInfo, NavigateResult
+from synapse_server.navigation.surfaces import ModelInfo, failure_result
 
-
-def failure_result(halted_reason: HaltedReason, detail: str, model: ModelInfo) -> NavigateResult:
-    return NavigateResult(
-        verdict="failure",
-        status=None,
-        reasons=[],
-        halted_reason=halted_reason,
-        conclusion=None,
-        outdated=False,
-        detail=detail,
-        answer_surface=None,
-        trace_surface=None,
-        envelope="",
-        hops=0,
-        renavigations=0,
-        tokens_spent=0,
-        loop_break=halted_reason,
-        model=model,
-    )
+__all__ = ["configured_model", "failure_result", "signal_name"]
 
 
 def configured_model(

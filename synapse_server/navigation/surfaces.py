@@ -130,3 +130,24 @@ class NavigateResult(_Surface):
     tokens_spent: int
     loop_break: str
     model: ModelInfo
+
+
+def failure_result(halted_reason: HaltedReason, detail: str, model: ModelInfo) -> NavigateResult:
+    """An operational failure (timeout, native crash, provider or internal error): no surfaces, no reasons."""
+    return NavigateResult(
+        verdict="failure",
+        status=None,
+        reasons=[],
+        halted_reason=halted_reason,
+        conclusion=None,
+        outdated=False,
+        detail=detail,
+        answer_surface=None,
+        trace_surface=None,
+        envelope="",
+        hops=0,
+        renavigations=0,
+        tokens_spent=0,
+        loop_break=halted_reason,
+        model=model,
+    )

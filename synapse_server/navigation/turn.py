@@ -23,7 +23,7 @@ from synapse_server.navigation.loop import LoopOutcome, run_loop
 from synapse_server.navigation.projector import IntegrityError, answer_surface, trace_surface
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.substrate import Substrate, assemble
-from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, Telemetry
+from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, Telemetry, failure_result
 from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.view import MissingGap
 from synapse_server.stores import Stores
@@ -72,27 +72,6 @@ def navigate_turn(
         return failure_result("internal-error", f"the model provider failed: {error.kind}", info)
     with maybe(timings, "project"):
         return project(outcome, info)
-
-
-def failure_result(halted_reason: str, detail: str, model: ModelInfo, envelope: str = "") -> NavigateResult:
-    """An operational failure (timeout, crash, provider error): no surfaces at all."""
-    return NavigateResult(
-        verdict="failure",
-        status=None,
-        reasons=[],
-        halted_reason=halted_reason,
-        conclusion=None,
-        outdated=False,
-        detail=detail,
-        answer_surface=None,
-        trace_surface=None,
-        envelope=envelope,
-        hops=0,
-        renavigations=0,
-        tokens_spent=0,
-        loop_break=halted_reason,
-        model=model,
-    )
 
 
 def project(outcome: LoopOutcome, model: ModelInfo) -> NavigateResult:
