@@ -41,7 +41,9 @@ def navigate_turn(
     model: Model | None = None,
     env: Mapping[str, str] | None = None,
     timings: Timings | None = None,
+    voi: str = "minimal",
 ) -> NavigateResult:
+    """One turn; ``voi`` picks the advisory focus policy (``minimal`` in production, others for sweeps)."""
     workspace = load_workspace(workspace_root)
     projects = _projects(workspace, request.projects)
     stores = stores or Stores.load(workspace)
@@ -67,7 +69,7 @@ def navigate_turn(
             index.close()
     info = ModelInfo(provider=model.identity.provider, id=model.identity.id)
     try:
-        outcome = run_loop(request.question, view, substrate, model, budgets)
+        outcome = run_loop(request.question, view, substrate, model, budgets, voi=voi)
     except ModelError as error:
         return failure_result("internal-error", f"the model provider failed: {error.kind}", info)
     with maybe(timings, "project"):
