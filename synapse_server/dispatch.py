@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from synapse_server.actions import get, navigate, search
+from synapse_server.actions import build, connections, debate, frame, get, matrix, navigate, search, synthesize
 from synapse_server.actions.base import ActionSpec
 from synapse_server.actions.deps import Deps
 from synapse_server.errors import InvalidInput, SynapseError, WriteRefused
@@ -49,7 +49,13 @@ class Action(StrEnum):
 ACTIONS: Mapping[Action, ActionSpec] = {
     Action.NAVIGATE: navigate.SPEC,
     Action.SEARCH: search.SPEC,
+    Action.FRAME: frame.SPEC,
     Action.GET: get.SPEC,
+    Action.CONNECTIONS: connections.SPEC,
+    Action.MATRIX: matrix.SPEC,
+    Action.SYNTHESIZE: synthesize.SPEC,
+    Action.DEBATE: debate.SPEC,
+    Action.BUILD: build.SPEC,
 }
 """The served actions, in the order the tool describes them."""
 

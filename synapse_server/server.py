@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from synapse_server import __version__
 from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.actions.progress import reporting
 from synapse_server.dispatch import Dispatcher, Outcome
 from synapse_server.errors import SynapseError
 from synapse_server.models import model_spec_from
@@ -60,7 +61,8 @@ class SynapseTool(Tool):
     """The SDK tool whose ``run`` passes raw arguments to the dispatcher (see the module docstring)."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
-        outcome: Outcome = await self.fn(arguments)
+        with reporting(getattr(context, "report_progress", None)):  # build reports progress through it
+            outcome: Outcome = await self.fn(arguments)
         return CallToolResult(
             content=[TextContent(type="text", text=outcome.text())],
             structured_content=outcome.payload,
@@ -108,9 +110,11 @@ def serve(settings: ServerSettings) -> None:
 
 
 def tool_description(dispatcher: Dispatcher) -> str:
+    """What the calling agent reads: each action with the phrasings that should trigger it (the seed's table)."""
     lines = [
         "Answers questions from this project's own evidence and abstains when the evidence does not license an "
-        "answer. One tool, several actions: pass action=<name> plus that action's parameters.",
+        "answer; compares what the project did (practice: the memory tree) with what the literature says (canon: "
+        "the zettelkasten). One tool, several actions: pass action=<name> plus that action's parameters.",
         "",
         "Actions (and what a user says that should trigger them):",
     ]
@@ -126,12 +130,33 @@ def tool_description(dispatcher: Dispatcher) -> str:
         "cited answer. An abstention is a result, not an error: report its reason instead of answering from your "
         "own knowledge. Every result is JSON with a one-line 'summary'; errors are {'error': {kind, message, "
         "parameter}}. projects: omit for the configured scope, [] for memory only. Budgets: -1 = default.",
+        *_overlay_guide(dispatcher),
     ]
     return "\n".join(lines)
 
 
+def _overlay_guide(dispatcher: Dispatcher) -> list[str]:
+    """How the overlay actions fit together, said only when the table serves them."""
+    served = {action.value for action in dispatcher.table}
+    if not {"build", "connections", "matrix"} <= served:
+        return []
+    return [
+        "",
+        "The practice <-> canon overlay is built, not implied: run build once (and again when a result reports the "
+        "overlay 'drifted' or 'missing'); connections, matrix and search with expand=true then read it. "
+        'synthesize and debate read the claim overlay: build kind="claim" first. A bare "synthesize" means build '
+        '(connect practice to canon); "synthesize the cells" means the synthesize action. Only build writes, and '
+        "only .synapse/links/; a write-free server refuses it.",
+    ]
+
+
 def input_schema(dispatcher: Dispatcher) -> dict[str, Any]:
-    """One JSON schema over every served action's public parameters, each saying which actions take it."""
+    """One JSON schema over every served action's public parameters, each saying which actions take it.
+
+    A parameter several actions share (limit, kind, projects) keeps the first action's type and bounds; when the
+    actions describe it differently each description is kept, prefixed by its actions, and a default they do not
+    share is dropped, so the schema never states one action's meaning or default for another.
+    """
     properties: dict[str, Any] = {
         "action": {
             "type": "string",
@@ -140,6 +165,8 @@ def input_schema(dispatcher: Dispatcher) -> dict[str, Any]:
         }
     }
     users: dict[str, list[str]] = {}
+    meanings: dict[str, dict[str, str]] = {}
+    defaults: dict[str, list[Any]] = {}
     for action, spec in dispatcher.table.items():
         schema = spec.params.model_json_schema()
         fields = spec.public_fields()
@@ -147,12 +174,18 @@ def input_schema(dispatcher: Dispatcher) -> dict[str, Any]:
         for name in fields:
             required = spec.params.model_fields[name].is_required()
             users.setdefault(name, []).append(f"{action.value} (required)" if required else action.value)
-            if name not in properties:
-                prop = {k: v for k, v in schema["properties"][name].items() if k != "title"}
-                properties[name] = prop
+            prop = {k: v for k, v in schema["properties"][name].items() if k != "title"}
+            meanings.setdefault(name, {})[action.value] = prop.get("description", "").rstrip(".")
+            defaults.setdefault(name, []).append(prop.get("default"))
+            properties.setdefault(name, prop)
     for name, used_by in users.items():
-        base = properties[name].get("description", "").rstrip(".")
+        said: dict[str, list[str]] = {}
+        for who, text in meanings[name].items():
+            said.setdefault(text, []).append(who)
+        base = next(iter(said)) if len(said) == 1 else "; ".join(f"{', '.join(a)}: {t}" for t, a in said.items())
         properties[name]["description"] = f"{base}. Used by: {', '.join(used_by)}."
+        if len({repr(d) for d in defaults[name]}) > 1:
+            properties[name].pop("default", None)
     return {"type": "object", "properties": properties, "required": ["action"], "additionalProperties": False}
 
 
