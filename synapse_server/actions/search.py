@@ -6,6 +6,13 @@ are evidence that navigate assembles around these hits and that ``get`` reads
 by address; ranking a source file against a decision would bury both. Every hit
 says which store and tier it came from and how each channel ranked it, and
 ``relaxed`` says when the keyword channel had to fall back from AND to OR.
+
+``expand=true`` follows one edge of the generic overlay from each hit
+(:func:`synapse_server.overlay.expansion.expand_hits`). The neighbours come in
+their own list, ``expansions``, each marked ``expansion: true`` with its
+relation and the hit it came ``via``, in the order of the hits that brought
+them: a neighbour is never mistaken for a search result, and ``hits`` keeps its
+shape and ranks. The overlay's drift comes along in ``overlay``.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_project_names, check_text
 from synapse_server.actions.deps import Deps
 from synapse_server.errors import InvalidInput
+from synapse_server.overlay.expansion import Expansion, expand_hits
+from synapse_server.overlay.lens import OverlayInfo, open_overlay
 
 MAX_QUERY_CHARS = 2000
 MAX_PROJECTS = 64
@@ -31,6 +40,7 @@ class SearchParams(StrictParams):
         None, max_length=MAX_PROJECTS, description="zk projects; omitted = config scope, [] = memory only"
     )
     limit: int = Field(10, ge=1, le=100, description="how many hits to return (1-100)")
+    expand: bool = Field(False, description="also list each hit's 1-hop overlay neighbours under expansions")
 
     @field_validator("query")
     @classmethod
@@ -66,6 +76,10 @@ class SearchOutput(ActionOutput):
     projects: list[str] = Field(..., description="the zk projects actually searched ([] = memory only)")
     relaxed: bool = Field(..., description="the keyword channel relaxed AND to OR for at least one hit")
     hits: list[SearchHit]
+    expansions: list[Expansion] = Field(
+        default_factory=list, description="expand=true: the hits' 1-hop overlay neighbours, each with its hit (via)"
+    )
+    overlay: OverlayInfo | None = Field(None, description="the overlay expansion read (expand=true only)")
 
 
 def search(deps: Deps, params: SearchParams) -> SearchOutput:
@@ -77,6 +91,7 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
         if params.projects:
             _check_known(params.projects, set(workspace.local_projects()) | _zk_projects(stores.nodes))
         found = deps.index().search(params.query, params.limit, families=FAMILIES, projects=projects)
+        overlay = open_overlay(workspace, stores, "generic") if params.expand else None
     hits = [
         SearchHit(
             rank=i,
@@ -95,12 +110,22 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
         )
         for i, h in enumerate(found, 1)
     ]
+    expansions: list[Expansion] = []
+    summary = _summary(params.query, projects, hits)
+    if overlay is not None:
+        state, info = overlay
+        titles = {a: n.title for a, n in stores.nodes.items() if n.family in FAMILIES}
+        expanded = expand_hits(hits, state.overlay, projects=projects, titles=titles)
+        expansions = [entry for entry in expanded if isinstance(entry, Expansion)]
+        summary += _expansion_summary(len(expansions), info)
     return SearchOutput(
-        summary=_summary(params.query, projects, hits),
+        summary=summary,
         query=params.query,
         projects=projects,
         relaxed=any(h.relaxed for h in hits),
         hits=hits,
+        expansions=expansions,
+        overlay=None if overlay is None else overlay[1],
     )
 
 
@@ -129,10 +154,17 @@ def _summary(query: str, projects: list[str], hits: list[SearchHit]) -> str:
     return f"{len(hits)} {noun} for {shown!r} in {scope}; top: {top.title} ({top.address})"
 
 
+def _expansion_summary(added: int, info: OverlayInfo) -> str:
+    if info.drift in ("missing", "invalid"):
+        return f"; no expansion: {info.detail}"
+    drift = "" if info.drift == "fresh" else f", overlay {info.drift}"
+    return f"; +{added} overlay neighbour(s) in expansions{drift}"
+
+
 SPEC = ActionSpec(
     params=SearchParams,
     handler=handle,
     does="Hybrid keyword + meaning search (RRF-fused) across the memory tree (practice) and the zettelkasten (canon); "
-    "every hit is tagged store and tier.",
+    "every hit is tagged store and tier. expand=true adds the hits' 1-hop overlay neighbours, listed apart as expansions.",
     say=("search everything", "look across both stores", "what do we know about X"),
 )
