@@ -162,18 +162,22 @@ def find_candidates(
     out: list[Candidate] = []
     for entry in ends.practice:
         wanted = partners.get(entry.address, set())
-        # An entry with provenance partners is ranked against every canon note, so each partner gets its cosine.
-        limit = len(canon) if wanted else depth
-        hits = index.similar(entry.address, limit, families=("zk",), projects=projects, types=types)
-        cosine = {h.address: round(h.score, SIMILARITY_DIGITS) for h in hits if h.address in canon}
-        near = [h.address for h in hits if h.address in canon][:depth]
+        hits = index.similar(entry.address, depth, families=("zk",), projects=projects, types=types)
+        near = [h.address for h in hits if h.address in canon]
+        cosine = {h.address: h.score for h in hits if h.address in canon}
+        if wanted - cosine.keys():
+            # A provenance partner outside the neighbourhood: rank every canon note once so it gets its cosine too.
+            ranked = index.similar(entry.address, len(canon), families=("zk",), projects=projects, types=types)
+            cosine.update((h.address, h.score) for h in ranked if h.address in wanted)
         for note in sorted(set(near) | wanted):
             channels: list[Channel] = []
             if note in near:
                 channels.append("semantic")
             if note in wanted:
                 channels.append("provenance")
-            evidence = PairEvidence(tuple(channels), cosine.get(note), provenance.get((entry.address, note), ()))
+            score = cosine.get(note)
+            similarity = None if score is None else round(score, SIMILARITY_DIGITS)
+            evidence = PairEvidence(tuple(channels), similarity, provenance.get((entry.address, note), ()))
             out.append(Candidate(entry.address, note, evidence, bool(canon[note].meta.get("cross"))))
     out.sort(key=lambda c: (c.practice, not c.cross, -(c.evidence.similarity or 0.0), c.canon))
     return out

@@ -14,7 +14,13 @@ from synapse_server.config import load_workspace
 from synapse_server.errors import InvalidInput, WriteRefused
 from synapse_server.models import resolve_model
 from synapse_server.overlay.build import PRIORITY_FLOOR, BuildReport, build_overlay, priority
-from synapse_server.overlay.candidates import CLAIM_CANON_TYPES, CLAIM_PRACTICE_KINDS
+from synapse_server.overlay.candidates import (
+    CLAIM_CANON_TYPES,
+    CLAIM_OVERFETCH,
+    CLAIM_PRACTICE_KINDS,
+    Candidate,
+    find_candidates,
+)
 from synapse_server.overlay.model import Overlay
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
 from synapse_server.overlay.store import embedding_identity, overlay_path, parse_overlay, read_overlay
@@ -211,3 +217,32 @@ def test_the_cli_refuses_a_write_free_build_with_exit_2_and_writes_nothing(
 
 def test_the_cli_refuses_an_out_of_range_confidence_with_exit_2(workspace: Path) -> None:
     assert main(["build", "--root", str(workspace), "--min-confidence", "2"]) == 2
+
+
+def test_a_provenance_partner_outside_the_neighbourhood_still_gets_its_cosine(demo: Path, embedder: Embedder) -> None:
+    ws = load_workspace(demo)
+    stores = Stores.load(ws, ("memory", "zk"))
+    with stores.open_index(embedder) as index:
+        pairs = find_candidates(index, stores.nodes, "generic", ["execution", "research"], 1)
+    mine = [c for c in pairs if c.practice == DECISION]
+    assert sum("semantic" in c.evidence.channels for c in mine) == 1
+    outside = [c for c in mine if c.evidence.channels == ("provenance",)]
+    assert outside and all(c.evidence.similarity is not None for c in outside)
+    assert all(c.evidence.shared_paths == ("models/costs.py",) for c in outside)
+
+
+def test_the_claim_path_overfetches_four_neighbours_per_entry_ordered_cross_first(
+    demo: Path, embedder: Embedder
+) -> None:
+    ws = load_workspace(demo)
+    stores = Stores.load(ws, ("memory", "zk"))
+    with stores.open_index(embedder) as index:
+        pairs = find_candidates(index, stores.nodes, "claim", ["execution", "research"], 1)
+    by_entry: dict[str, list[Candidate]] = {}
+    for pair in pairs:
+        by_entry.setdefault(pair.practice, []).append(pair)
+    assert by_entry
+    for entry_pairs in by_entry.values():
+        assert sum("semantic" in c.evidence.channels for c in entry_pairs) == CLAIM_OVERFETCH
+        crosses = [c.cross for c in entry_pairs]
+        assert crosses == sorted(crosses, reverse=True)
