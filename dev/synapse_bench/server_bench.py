@@ -9,6 +9,9 @@ Cursor would, and times:
 - **search**: the first search (it loads the embedding model in the server and,
   with a cold cache, embeds every doc) and the median of the next ones (warm);
 - **get**: median round trip;
+- **build**: the first generic overlay build (index warm, model loaded by the
+  searches before it) and one rebuild, with the links it kept; then the median
+  round trip of **connections** (one memory id) and of the whole **matrix**;
 - **navigate**: the first turn (it may wait for the spare worker's warm-up) and
   the median of the following turns (each in a fresh, pre-warmed worker).
 
@@ -63,6 +66,10 @@ async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
             first_search, _ = await timed(tool(action="search", query=QUERIES[0]))
             searches = [(await timed(tool(action="search", query=QUERIES[i % len(QUERIES)])))[0] for i in range(repeat)]
             gets = [(await timed(tool(action="get", id="deci-e17103e8")))[0] for _ in range(repeat)]
+            first_build, build = await timed(tool(action="build"))
+            rebuild, _ = await timed(tool(action="build"))
+            links = [(await timed(tool(action="connections", id="deci-e17103e8")))[0] for _ in range(repeat)]
+            matrices = [(await timed(tool(action="matrix")))[0] for _ in range(repeat)]
             first_nav, nav = await timed(tool(action="navigate", question=QUESTION))
             navs = [(await timed(tool(action="navigate", question=QUESTION)))[0] for _ in range(max(1, repeat // 2))]
     verdict = (nav.structured_content or {}).get("verdict")
@@ -73,6 +80,11 @@ async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
         "search_first_s": round(first_search, 3),
         "search_warm_median_s": round(statistics.median(searches), 4),
         "get_median_s": round(statistics.median(gets), 4),
+        "build_first_s": round(first_build, 3),
+        "build_again_s": round(rebuild, 3),
+        "build_links_kept": (build.structured_content or {}).get("kept"),
+        "connections_median_s": round(statistics.median(links), 4),
+        "matrix_median_s": round(statistics.median(matrices), 4),
         "navigate_first_s": round(first_nav, 3),
         "navigate_next_median_s": round(statistics.median(navs), 3),
         "navigate_verdict": verdict,
