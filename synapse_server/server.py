@@ -109,28 +109,34 @@ def serve(settings: ServerSettings) -> None:
     build_server(settings).run()
 
 
+DESCRIPTION_BUDGET = 2048
+"""Claude Code cuts a tool description at 2048 characters (anthropics/claude-code#41593, #87650), so everything an
+agent needs to pick an action comes first and within it; the per-action details after it are for hosts that show
+the whole text."""
+
+
 def tool_description(dispatcher: Dispatcher) -> str:
-    """What the calling agent reads: each action with the phrasings that should trigger it (the seed's table)."""
+    """What the calling agent reads: which action each user phrasing triggers (the seed's table), then details."""
     lines = [
-        "Answers questions from this project's own evidence and abstains when the evidence does not license an "
-        "answer; compares what the project did (practice: the memory tree) with what the literature says (canon: "
-        "the zettelkasten). One tool, several actions: pass action=<name> plus that action's parameters.",
+        "Answers from this project's own evidence, abstaining when it does not license an answer, and compares "
+        "practice (the memory tree of decisions and experiments) with canon (the zettelkasten of cited notes). "
+        "Pass action=<name> plus its parameters; the schema says which action takes which.",
         "",
-        "Actions (and what a user says that should trigger them):",
+        "When the user says ... use (required parameters):",
     ]
     for action, spec in dispatcher.table.items():
         said = ", ".join(f'"{s}"' for s in spec.say)
         required = [n for n in spec.public_fields() if spec.params.model_fields[n].is_required()]
-        optional = [n for n in spec.public_fields() if n not in required]
-        params = ", ".join([*(f"{n} (required)" for n in required), *optional])
-        lines.append(f"- {action}: {spec.does} When the user says {said}. Parameters: {params}.")
+        lines.append(f"- {action} ({', '.join(required)}): {said}" if required else f"- {action}: {said}")
     lines += [
-        "",
-        "Work like this: search to find what exists, get to read an entry in full before quoting it, navigate for a "
-        "cited answer. An abstention is a result, not an error: report its reason instead of answering from your "
-        "own knowledge. Every result is JSON with a one-line 'summary'; errors are {'error': {kind, message, "
-        "parameter}}. projects: omit for the configured scope, [] for memory only. Budgets: -1 = default.",
         *_overlay_guide(dispatcher),
+        "",
+        "Search to find, get to read in full before quoting, navigate for a cited answer. An abstention is a result: "
+        "report its reason, never answer from your own knowledge. Results are JSON with a one-line 'summary'; errors "
+        "are {'error': {kind, message, parameter}}. projects: omit = configured scope, [] = memory only.",
+        "",
+        "Details:",
+        *(f"- {action}: {spec.does}" for action, spec in dispatcher.table.items()),
     ]
     return "\n".join(lines)
 
@@ -141,12 +147,10 @@ def _overlay_guide(dispatcher: Dispatcher) -> list[str]:
     if not {"build", "connections", "matrix"} <= served:
         return []
     return [
-        "",
-        "The practice <-> canon overlay is built, not implied: run build once (and again when a result reports the "
-        "overlay 'drifted' or 'missing'); connections, matrix and search with expand=true then read it. "
-        'synthesize and debate read the claim overlay: build kind="claim" first. A bare "synthesize" means build '
-        '(connect practice to canon); "synthesize the cells" means the synthesize action. Only build writes, and '
-        "only .synapse/links/; a write-free server refuses it.",
+        '"build the claim links", "align practice to claims": build kind="claim". A bare "synthesize" means build; '
+        '"synthesize the cells" means synthesize. Run build before connections, matrix and search expand=true, and '
+        'build kind="claim" before synthesize and debate; rebuild when a result says the overlay drifted. Only build '
+        "writes (.synapse/links/ alone); a write-free server refuses it.",
     ]
 
 
