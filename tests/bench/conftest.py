@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 
 import pytest
@@ -20,5 +19,4 @@ def corpus() -> Corpus:
 @pytest.fixture(scope="session")
 def workbench(corpus: Corpus, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workbench]:
     """Built lazily: a test that runs only demo cases never pays for the other recipes."""
-    logging.getLogger("synapse_server.stores").setLevel(logging.CRITICAL)  # the broken-memory recipe fails on purpose
     yield Workbench(tmp_path_factory.mktemp("bench"), corpus.recipes, embedder)
