@@ -17,43 +17,28 @@ false abstentions, with one of the two strictly better. When none does, the
 answer is "keep the default". A scripted case whose template names a node the
 configuration's envelope does not render counts as an abstention for utility
 (the navigator could not cite it); it can never make a configuration unsafe.
-
-``navigate_turn`` does not take a VOI policy, so a non-default policy is run by
-composing the same stages as ``synapse_server/navigation/turn.py`` here with
-``run_loop(voi=...)``; a ``voi`` parameter on ``navigate_turn`` would remove
-that copy.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dev.synapse_bench.canonical.cases import Case, load_corpus
 from dev.synapse_bench.canonical.cli import quiet_logs, workbench
 from dev.synapse_bench.canonical.oracle import is_unsafe, judge
 from dev.synapse_bench.canonical.runner import Outcome, Turn, run_case
 from dev.synapse_bench.canonical.workspaces import Workbench
-from synapse_server.config import NavigateConfig, load_workspace
-from synapse_server.models import ModelError, resolve_model
-from synapse_server.models.base import Model
-from synapse_server.navigation.budgets import resolve_budgets
-from synapse_server.navigation.loop import run_loop
-from synapse_server.navigation.request import NavigateRequest
-from synapse_server.navigation.substrate import Substrate, assemble
-from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, failure_result
-from synapse_server.navigation.turn import navigate_turn, project
-from synapse_server.navigation.view import MissingGap
+from synapse_server.config import NavigateConfig
+from synapse_server.models import resolve_model
+from synapse_server.navigation.turn import navigate_turn
 from synapse_server.navigation.voi import POLICIES
-from synapse_server.stores import Stores
-
-if TYPE_CHECKING:
-    from adapters.index.embedder import TextEncoder
 
 DEFAULT_VOI = "minimal"
 HOPS = (0, 1, 2)
@@ -106,37 +91,8 @@ def grid(vois: Sequence[str], hops: Sequence[int], floors: Sequence[float]) -> l
 
 
 def turn_for(voi: str) -> Turn:
-    """``navigate_turn`` for the production policy; the same stages with ``run_loop(voi=...)`` for any other."""
-    if voi == DEFAULT_VOI:
-        return navigate_turn
-
-    def turn(
-        root: Path, request: NavigateRequest, *, embedder: TextEncoder, stores: Stores, model: Model
-    ) -> NavigateResult:
-        workspace = load_workspace(root)
-        projects = workspace.scoped_projects(request.projects)
-        budgets = resolve_budgets(request.budgets(), workspace.config.navigate)
-        scoped = stores.scoped(projects)
-        substrate = Substrate.build(scoped, stores.resolvers)
-        index = stores.open_index(embedder)
-        try:
-
-            def search(question: str, limit: int, family: str) -> list[str]:
-                hits = index.search(question, limit, families=[family], projects=projects if family == "zk" else None)
-                return [h.address for h in hits if h.address in scoped]
-
-            failures = [MissingGap(f.address, f.detail) for f in stores.failures]
-            view = assemble(request.question, substrate, search, budgets, failures)
-        finally:
-            index.close()
-        info = ModelInfo(provider=model.identity.provider, id=model.identity.id)
-        try:
-            outcome = run_loop(request.question, view, substrate, model, budgets, voi=voi)
-        except ModelError as error:
-            return failure_result("internal-error", f"the model provider failed: {error.kind}", info)
-        return project(outcome, info)
-
-    return turn
+    """``navigate_turn`` with the given advisory VOI policy."""
+    return functools.partial(navigate_turn, voi=voi)
 
 
 def measure(config: Config, scripted: list[Case], adaptive: list[Case], bench: Workbench, spec: str) -> Row:
