@@ -26,6 +26,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
     parser.add_argument("--projects", default=None, help="comma-separated zk projects; '' = memory only")
     parser.add_argument("--limit", type=int, default=10, help="how many hits (1-100, default 10)")
+    parser.add_argument("--expand", action="store_true", help="also list the hits' 1-hop overlay neighbours")
     parser.add_argument("--json", action="store_true", help="print the tool's JSON instead of text")
     parser.set_defaults(handler=run)
 
@@ -39,7 +40,7 @@ def project_list(raw: str | None) -> list[str] | None:
 
 def run(args: argparse.Namespace) -> int:
     root = Path(args.root) if args.root else find_workspace(Path.cwd())
-    values: dict[str, Any] = {"query": args.query, "limit": args.limit}
+    values: dict[str, Any] = {"query": args.query, "limit": args.limit, "expand": args.expand}
     if args.projects is not None:
         values["projects"] = project_list(args.projects)
     params = validated(SearchParams, values)
@@ -55,4 +56,8 @@ def run(args: argparse.Namespace) -> int:
     for hit in out.hits:
         print(f"{hit.rank:>3}. [{hit.store}/{hit.tier}] {hit.title}  ({hit.address})")
         print(f"     {' '.join(hit.snippet.split())}")
+    for item in out.expansions:
+        print(
+            f"  +  [{item.store}/{item.tier}] {item.title or item.address}  ({item.address}) {item.relation} via {item.via}"
+        )
     return 0

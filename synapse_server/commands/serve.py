@@ -37,7 +37,9 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help=f"refuse every writing action (also {WRITE_FREE_ENV}=1 or write_free: true in the config)",
     )
-    parser.add_argument("--model", default=None, help=f"navigate model spec (over {MODEL_ENV} and the config)")
+    parser.add_argument(
+        "--model", default=None, help=f"model spec for navigate, build and the lenses (over {MODEL_ENV} and the config)"
+    )
     parser.add_argument("--check", action="store_true", help="print workspace, stores, model and index state; exit")
     parser.add_argument("--json", action="store_true", help="with --check: print a JSON object")
     parser.set_defaults(handler=run)

@@ -103,8 +103,16 @@ def test_adding_an_action_to_the_table_adds_it_to_the_tool_schema(demo_root: Pat
     from synapse_server.server import input_schema, tool_description
 
     calls: list[str] = []
+    table = {Action.NAVIGATE: ACTIONS[Action.NAVIGATE], Action.BUILD: writing_action(calls)}
+    dispatcher = Dispatcher(Deps(ServerSettings(root=demo_root, prespawn=False)), table)
+    assert input_schema(dispatcher)["properties"]["action"]["enum"] == ["navigate", "build"]
+    assert '- build: "build"' in tool_description(dispatcher)
+
+
+async def test_a_public_action_missing_from_the_table_says_it_is_not_available(demo_root: Path):
     dispatcher = Dispatcher(
-        Deps(ServerSettings(root=demo_root, prespawn=False)), table_with(Action.BUILD, writing_action(calls))
+        Deps(ServerSettings(root=demo_root, prespawn=False)), {Action.NAVIGATE: ACTIONS[Action.NAVIGATE]}
     )
-    assert input_schema(dispatcher)["properties"]["action"]["enum"] == ["navigate", "search", "get", "build"]
-    assert '- build: writes When the user says "build"' in tool_description(dispatcher)
+    outcome = await dispatcher.call({"action": "build"})
+    assert outcome.is_error
+    assert outcome.payload["error"]["parameter"] == "action" and "not available" in outcome.payload["error"]["message"]

@@ -25,7 +25,12 @@ PARAMETERS = {
     "token_budget",
     "render_max_body_chars",
     "trace_floor",
+    "kind",
+    "expand",
+    "synthesize",
+    "min_confidence",
 }
+ACTIONS = ["navigate", "search", "frame", "get", "connections", "matrix", "synthesize", "debate", "build"]
 
 
 async def test_the_server_lists_exactly_one_tool_named_synapse(make_server: ServerFactory, demo_root: Path):
@@ -40,7 +45,7 @@ async def test_the_input_schema_lists_every_action_and_parameter_with_a_descript
     async with Client(make_server(demo_root)) as client:
         schema = (await client.list_tools()).tools[0].input_schema
     assert schema["required"] == ["action"] and schema["additionalProperties"] is False
-    assert schema["properties"]["action"]["enum"] == ["navigate", "search", "get"]
+    assert sorted(schema["properties"]["action"]["enum"]) == sorted(ACTIONS)
     assert set(schema["properties"]) == PARAMETERS
     for name, prop in schema["properties"].items():
         assert prop.get("description"), name
@@ -49,13 +54,13 @@ async def test_the_input_schema_lists_every_action_and_parameter_with_a_descript
     assert "navigate (required)" in schema["properties"]["question"]["description"]
 
 
-async def test_the_tool_is_annotated_read_only_and_closed_world_for_an_offline_model(
+async def test_the_tool_is_closed_world_for_an_offline_model_and_not_read_only_because_build_writes(
     make_server: ServerFactory, demo_root: Path
 ):
     async with Client(make_server(demo_root)) as client:
         tool = (await client.list_tools()).tools[0]
     assert tool.annotations is not None
-    assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+    assert tool.annotations.read_only_hint is False and tool.annotations.destructive_hint is False
     assert tool.annotations.open_world_hint is False
     assert tool.output_schema is not None and set(tool.output_schema["required"]) == {"action", "summary"}
 
@@ -71,8 +76,8 @@ async def test_the_description_teaches_when_to_use_each_action(make_server: Serv
         description = (await client.list_tools()).tools[0].description or ""
     for phrase in ("answer this from the project evidence", "what do we know about X", "look across both stores"):
         assert phrase in description
-    for action in ("- navigate:", "- search:", "- get:"):
-        assert action in description
+    for action in ACTIONS:
+        assert f"- {action}:" in description
 
 
 async def test_the_legacy_json_rpc_transport_serves_the_same_tool(make_server: ServerFactory, demo_root: Path):

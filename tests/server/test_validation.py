@@ -28,17 +28,12 @@ async def rejected(make_server: ServerFactory, root: Path, **arguments: Any) -> 
 async def test_an_unknown_action_is_refused_naming_the_action_parameter(make_server: ServerFactory, nowhere: Path):
     error = await rejected(make_server, nowhere, action="bogus")
     assert error["kind"] == "invalid_input" and error["parameter"] == "action"
-    assert "navigate, search, get" in error["message"]
+    assert "navigate, search, frame, get, connections, matrix, synthesize, debate, build" in error["message"]
 
 
 async def test_a_missing_or_non_string_action_is_refused(make_server: ServerFactory, nowhere: Path):
     assert (await rejected(make_server, nowhere))["parameter"] == "action"
     assert (await rejected(make_server, nowhere, action=3))["parameter"] == "action"
-
-
-async def test_a_public_action_not_served_yet_says_so(make_server: ServerFactory, nowhere: Path):
-    error = await rejected(make_server, nowhere, action="build")
-    assert error["parameter"] == "action" and "not available" in error["message"]
 
 
 async def test_an_unknown_parameter_is_refused_by_name(make_server: ServerFactory, nowhere: Path):
