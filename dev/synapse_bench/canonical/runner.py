@@ -12,6 +12,7 @@ cannot be filled (retrieval moved under it) is recorded as ``error``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import sys
@@ -31,6 +32,7 @@ from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult
 from synapse_server.navigation.turn import navigate_turn
 
+log = logging.getLogger(__name__)
 _REPAIR_CODE = re.compile(r"\[([a-z0-9_]+\.[a-z0-9_]+)\]")
 Turn = Callable[..., NavigateResult]
 """``navigate_turn``'s signature: (root, request, *, embedder, stores, model) -> NavigateResult."""
@@ -93,6 +95,9 @@ def run_case(
         )
     except TemplateError as error:
         return Outcome(case.id, "error", detail=f"broken script: {error}", model_calls=_calls(navigator))
+    except Exception as error:  # an engine crash is this case's failure, not the end of the benchmark run
+        log.exception("case %s raised", case.id)
+        return Outcome(case.id, "error", detail=f"the turn raised {type(error).__name__}: {error}")
     outcome = from_result(case.id, result, _calls(navigator))
     outcome.parse_error = first_parse_error(navigator)
     return outcome
