@@ -27,7 +27,7 @@ from synapse_server.navigation.claims import (
 from synapse_server.navigation.coverage import calculation_coverage, is_restatement, licensing_clause, restated_unit
 from synapse_server.navigation.epistemics import Status, weakest
 from synapse_server.navigation.numbers import all_numbers
-from synapse_server.navigation.text import normalise_words
+from synapse_server.navigation.text import normalise_words, plain_text
 from synapse_server.navigation.view import View
 
 CLAIM_TYPES = frozenset({"claim", "finding"})
@@ -49,9 +49,11 @@ def route(answer: Answer, view: View, version: int) -> Decision:
     for cid in sorted(closure):
         reasons.update(findings[cid].reasons)
     unbound = [text for text, cid in assertions if not _restates(text, findings[cid].text)]
-    if unbound:
+    answer_text = answer.prose if version == 2 else conclusion.text
+    marked_up = not _markup_free(answer_text or "") or any(not _markup_free(text) for text, _ in assertions)
+    if unbound or marked_up:
         reasons.add("low-coverage")
-    licensed = all(findings[cid].licensed for cid in closure) and not unbound
+    licensed = all(findings[cid].licensed for cid in closure) and not unbound and not marked_up
     outdated = any(findings[cid].outdated for cid in closure)
     if licensed:
         return Decision(
@@ -63,7 +65,7 @@ def route(answer: Answer, view: View, version: int) -> Decision:
             detail="answer licensed by verified cited claims",
             claims=findings,
             assertions=assertions,
-            answer_text=answer.prose if version == 2 else conclusion.text,
+            answer_text=answer_text,
             version=version,
         )
     ordered = ordered_reasons(frozenset(reasons)) or ("low-coverage",)
@@ -73,7 +75,9 @@ def route(answer: Answer, view: View, version: int) -> Decision:
         reasons=ordered,
         conclusion=conclusion.id,
         outdated=False,
-        detail=_detail(ordered[0], unbound),
+        detail="the answer carries markup (a link, an image or HTML) that is not evidence"
+        if marked_up
+        else _detail(ordered[0], unbound),
         claims=findings,
         assertions=assertions,
         answer_text=None,
@@ -252,6 +256,11 @@ def _license_calculation(
 
 def _clause_text(span: object) -> str:
     return span if isinstance(span, str) else str(getattr(span, "text", span))
+
+
+def _markup_free(text: str) -> bool:
+    """Matching ignores Markdown and HTML, so the answer itself may carry none: the projector copies it raw."""
+    return " ".join(plain_text(text).split()) == " ".join(text.split())
 
 
 def _restates(assertion: str, claim_text: str) -> bool:

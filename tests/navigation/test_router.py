@@ -206,6 +206,21 @@ def test_a_cite_line_whose_assertion_is_not_the_bound_claims_text_abstains_low_c
     assert decision.detail == "a prose assertion does not restate the claim it is bound to"
 
 
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        pytest.param("Transaction costs increased from 5 bps to [8 bps](https://pay.example/now).", id="link"),
+        pytest.param("Transaction costs increased from 5 bps to 8 bps. <img src=x onerror=alert(1)>", id="html"),
+        pytest.param("![](https://pixel.example/p.png) Transaction costs increased from 5 bps to 8 bps.", id="image"),
+    ],
+)
+def test_markup_smuggled_into_a_verbatim_answer_abstains_low_coverage(view: View, wrapped: str) -> None:
+    claim = f"claim c1 [restatement] cites n1 :: {wrapped}"
+    decision = decide(answer(claim, prose=wrapped, cites=[("c1", wrapped)]), view)
+    assert (decision.verdict, decision.reasons, decision.answer_text) == ("abstain", ("low-coverage",), None)
+    assert "markup" in decision.detail
+
+
 # --- abstention reasons and their order ----------------------------------------------------------
 
 
