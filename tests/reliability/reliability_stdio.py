@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import TextIO
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from server_procs import children, processes
@@ -35,7 +35,7 @@ class StdioServer:
 
 @asynccontextmanager
 async def stdio_server(
-    root: Path, errlog: IO[str], *, env: Mapping[str, str] | None = None, file_size_limit: int | None = None
+    root: Path, errlog: TextIO, *, env: Mapping[str, str] | None = None, file_size_limit: int | None = None
 ) -> AsyncIterator[StdioServer]:
     """An initialized client session to a fresh ``synapse serve --root ROOT`` child of this process."""
     argv = [str(SYNAPSE), "serve", "--root", str(root)]

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import TextIO
 
 import pytest
 from reliability_checks import changed_paths, error_kind, forbidden_texts, source_digest
@@ -37,7 +37,7 @@ LARGE = {"action": "build", "kind": "generic", "min_confidence": 0.0}
 
 
 @pytest.fixture
-def server_log(tmp_path: Path) -> Iterator[IO[str]]:
+def server_log(tmp_path: Path) -> Iterator[TextIO]:
     with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
         yield log
 
@@ -66,8 +66,8 @@ def limited_cli_build(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 async def test_a_full_disk_during_build_over_mcp_is_a_structured_error_and_keeps_the_previous_overlay(
-    demo_copy: Path, server_log: IO[str], embedder: Embedder
-):
+    demo_copy: Path, server_log: TextIO, embedder: Embedder
+) -> None:
     sources = source_digest(demo_copy)
     forbidden = forbidden_texts(demo_copy)
     async with stdio_server(demo_copy, server_log, env={TEST_JOB_ENV: "echo"}, file_size_limit=LIMIT) as server:
@@ -86,7 +86,7 @@ async def test_a_full_disk_during_build_over_mcp_is_a_structured_error_and_keeps
     assert_a_full_overlay_needs_more_than_the_limit(demo_copy, embedder)
 
 
-def test_a_full_disk_during_a_cli_build_keeps_the_previous_overlay_and_leaves_no_temp_file(demo_copy: Path):
+def test_a_full_disk_during_a_cli_build_keeps_the_previous_overlay_and_leaves_no_temp_file(demo_copy: Path) -> None:
     first = subprocess.run(
         [str(SYNAPSE), "build", "--root", str(demo_copy), "--min-confidence", "0.95"],
         capture_output=True,
@@ -107,7 +107,7 @@ def test_a_full_disk_during_a_cli_build_keeps_the_previous_overlay_and_leaves_no
     reason="bug: the CLI maps only SynapseError to a JSON error; an OSError from write_overlay (ENOSPC/EFBIG) "
     "escapes synapse_server/cli.py main() as a traceback on stderr instead of a structured {'error': ...} line",
 )
-def test_a_full_disk_during_a_cli_build_prints_a_json_error_and_no_traceback(demo_copy: Path):
+def test_a_full_disk_during_a_cli_build_prints_a_json_error_and_no_traceback(demo_copy: Path) -> None:
     done = limited_cli_build(demo_copy)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr, done.stderr[-400:]

@@ -84,7 +84,7 @@ async def call_into(client: Client | ClientSession, arguments: dict[str, Any], o
 
 async def test_entries_deleted_after_the_server_cached_its_stores_are_not_found_and_drop_out(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
-):
+) -> None:
     forbidden = forbidden_texts(demo_copy)
     async with Client(make_server(demo_copy, embedder=embedder)) as client:
         assert DELETED_ADDRESS in hit_addresses(await client.call_tool("synapse", SEARCH))
@@ -107,7 +107,7 @@ async def test_entries_deleted_after_the_server_cached_its_stores_are_not_found_
 
 async def test_entries_deleted_while_a_turn_is_in_flight_leave_the_other_calls_answering(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
-):
+) -> None:
     forbidden = forbidden_texts(demo_copy)
     before = children()
     server = make_server(demo_copy, embedder=embedder, job="hang")
@@ -130,7 +130,7 @@ async def test_entries_deleted_while_a_turn_is_in_flight_leave_the_other_calls_a
 
 async def test_a_worker_killed_mid_turn_is_a_native_crash_and_leaves_no_process_or_descriptor(
     make_server: ServerFactory, sealed_demo: Path
-):
+) -> None:
     forbidden = forbidden_texts(sealed_demo)
     before_children, before_fds = children(), open_fds()
     navigate: list[CallToolResult] = []
@@ -175,7 +175,7 @@ def garble(files: list[Path]) -> None:
 @pytest.mark.parametrize("damage", [truncate, garble], ids=["truncated", "garbled"])
 async def test_a_damaged_cache_is_rebuilt_by_the_next_search_with_the_same_hits(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder, damage: Any
-):
+) -> None:
     nodes = len(Stores.load(load_workspace(demo_copy)).nodes)
     async with Client(make_server(demo_copy, embedder=embedder)) as client:
         hits = hit_addresses(await client.call_tool("synapse", SEARCH))
@@ -189,7 +189,7 @@ async def test_a_damaged_cache_is_rebuilt_by_the_next_search_with_the_same_hits(
 
 async def test_a_deleted_cache_folder_does_not_stop_search_and_returns_after_a_store_edit(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
-):
+) -> None:
     cache = load_workspace(demo_copy).cache_dir
     async with Client(make_server(demo_copy, embedder=embedder)) as client:
         hits = hit_addresses(await client.call_tool("synapse", SEARCH))
@@ -207,7 +207,7 @@ async def test_a_deleted_cache_folder_does_not_stop_search_and_returns_after_a_s
     "emptying .angelo/index-default.sqlite3-shm while the server runs makes its next search die of SIGBUS "
     "(the client sees 'Connection closed'), where a damaged database or WAL file is rebuilt",
 )
-async def test_an_emptied_shared_memory_file_does_not_kill_the_server(demo_copy: Path):
+async def test_an_emptied_shared_memory_file_does_not_kill_the_server(demo_copy: Path) -> None:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         async with stdio_server(demo_copy, log, env={TEST_JOB_ENV: "echo"}) as server:
             hits = hit_addresses(await server.session.call_tool("synapse", SEARCH))

@@ -73,7 +73,7 @@ async def run_cases(
 @pytest.mark.parametrize("action", ACTIONS)
 async def test_a_wrong_type_for_any_parameter_is_an_invalid_input_naming_it(
     hostile_server: MCPServer[Any], sealed_demo: Path, action: str
-):
+) -> None:
     cases = [c for c in [*wrong_type_cases(), *out_of_domain_cases()] if c.action == action]
     assert cases or action in {"build", "debate"}, f"{action} has parameters to attack"
     assert await run_cases(hostile_server, sealed_demo, cases, expect_parameter=True, check_size=True) == []
@@ -82,14 +82,14 @@ async def test_a_wrong_type_for_any_parameter_is_an_invalid_input_naming_it(
 @pytest.mark.parametrize("action", ACTIONS)
 async def test_hostile_strings_in_any_text_parameter_get_a_clean_result_or_a_structured_error(
     hostile_server: MCPServer[Any], sealed_demo: Path, action: str
-):
+) -> None:
     cases = [c for c in hostile_string_cases() if c.action == action]
     assert await run_cases(hostile_server, sealed_demo, cases, expect_parameter=False) == []
 
 
 async def test_unknown_actions_and_parameters_are_refused_and_the_server_keeps_answering(
     hostile_server: MCPServer[Any], sealed_demo: Path
-):
+) -> None:
     forbidden = forbidden_texts(sealed_demo)
     async with Client(hostile_server) as client:
         for arguments in unknown_call_cases():
@@ -107,6 +107,6 @@ async def test_unknown_actions_and_parameters_are_refused_and_the_server_keeps_a
     "overlay_params.check_known_projects, NavigateRequest._projects_are_names), and project names have no length "
     "cap, so a 1 MB name comes back as a 2 MB error (message + summary)",
 )
-async def test_an_error_never_echoes_a_megabyte_argument(hostile_server: MCPServer[Any], sealed_demo: Path):
+async def test_an_error_never_echoes_a_megabyte_argument(hostile_server: MCPServer[Any], sealed_demo: Path) -> None:
     cases = [c for c in hostile_string_cases() if c.id.rsplit("=", 1)[1] in {"1mb", "1mb-words"}]
     assert await run_cases(hostile_server, sealed_demo, cases, expect_parameter=False, check_size=True) == []

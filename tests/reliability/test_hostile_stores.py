@@ -117,14 +117,13 @@ def ordinary_calls() -> list[dict[str, Any]]:
         {"action": "get", "id": "data:runs:run-binary"},
         {"action": "get", "id": "data:runs:run-evil"},
         {"action": "get", "id": "repo:momentum:blob.bin"},
-        {"action": "navigate", "question": f"What does the {BAIT} entry say?"},
     ]
     return calls
 
 
 async def test_symlinks_out_of_the_workspace_are_refused_and_never_read(
     make_server: ServerFactory, demo_copy: Path, tmp_path: Path, embedder: Embedder
-):
+) -> None:
     plant_outside(tmp_path / "outside")
     plant(demo_copy, tmp_path / "outside")
     forbidden = forbidden_texts(demo_copy, SECRET, str(tmp_path / "outside"))
@@ -139,7 +138,7 @@ async def test_symlinks_out_of_the_workspace_are_refused_and_never_read(
 
 async def test_every_action_answers_over_symlinked_malformed_and_binary_store_files(
     make_server: ServerFactory, demo_copy: Path, tmp_path: Path, embedder: Embedder
-):
+) -> None:
     plant_outside(tmp_path / "outside")
     plant(demo_copy, tmp_path / "outside")
     planted = source_digest(demo_copy)
@@ -156,7 +155,7 @@ async def test_every_action_answers_over_symlinked_malformed_and_binary_store_fi
     assert changed_paths(planted, source_digest(demo_copy)) == []
 
 
-def test_lint_names_every_planted_file_and_never_follows_a_link_out(demo_copy: Path, tmp_path: Path):
+def test_lint_names_every_planted_file_and_never_follows_a_link_out(demo_copy: Path, tmp_path: Path) -> None:
     plant_outside(tmp_path / "outside")
     plant(demo_copy, tmp_path / "outside")
     report = lint_workspace(load_workspace(demo_copy)).to_dict()
@@ -172,7 +171,7 @@ def test_lint_names_every_planted_file_and_never_follows_a_link_out(demo_copy: P
 
 async def test_a_malformed_config_is_a_config_error_for_every_action_until_it_is_fixed(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
-):
+) -> None:
     config = demo_copy / ".synapse" / "config.yaml"
     good = config.read_bytes()
     forbidden = forbidden_texts(demo_copy)
@@ -196,7 +195,7 @@ def escape_the_cache(root: Path) -> None:
 
 async def test_a_cache_folder_configured_outside_the_workspace_is_never_created(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
-):
+) -> None:
     escape_the_cache(demo_copy)
     async with Client(make_server(demo_copy, embedder=embedder, job="echo")) as client:
         for action, spec in served().items():
@@ -212,7 +211,7 @@ async def test_a_cache_folder_configured_outside_the_workspace_is_never_created(
 )
 async def test_a_config_error_names_the_config_file_relative_to_the_workspace(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
-):
+) -> None:
     escape_the_cache(demo_copy)
     async with Client(make_server(demo_copy, embedder=embedder)) as client:
         result = await client.call_tool("synapse", {"action": "search", "query": "momentum"})
@@ -227,7 +226,7 @@ async def test_a_config_error_names_the_config_file_relative_to_the_workspace(
 )
 async def test_a_symlink_loop_in_a_store_costs_one_file_not_the_store(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
-):
+) -> None:
     tree = demo_copy / ".memory" / "tree"
     os.symlink(tree / "deci-loop0001.md", tree / "deci-loop0001.md")
     async with Client(make_server(demo_copy, embedder=embedder)) as client:

@@ -141,7 +141,7 @@ def parses_or_refuses(parser: Callable[[str], object], text: str) -> None:
         assert exc.line >= 1 and exc.column >= 1 and exc.code
 
 
-def test_the_fuzz_corpus_has_artifacts_of_every_direction():
+def test_the_fuzz_corpus_has_artifacts_of_every_direction() -> None:
     heads = {seed.partition("\n")[0] for seed in SEEDS}
     assert {"@memdsl/1", "@memdsl.resp/1", "@memdsl.out/2"} <= heads and len(SEEDS) >= 40
 
@@ -149,7 +149,9 @@ def test_the_fuzz_corpus_has_artifacts_of_every_direction():
 @pytest.mark.parametrize("scale", twins(bounded=250, full=10_000))
 @pytest.mark.parametrize("kind", sorted(STRATEGIES))
 @pytest.mark.parametrize("direction", sorted(PARSERS))
-def test_every_parser_returns_a_value_or_a_memdsl_parse_error_for_any_text(direction: str, kind: str, scale: Scale):
+def test_every_parser_returns_a_value_or_a_memdsl_parse_error_for_any_text(
+    direction: str, kind: str, scale: Scale
+) -> None:
     parser = PARSERS[direction]
 
     @settings(max_examples=scale.n, derandomize=not scale.full, **SETTINGS)
@@ -161,7 +163,7 @@ def test_every_parser_returns_a_value_or_a_memdsl_parse_error_for_any_text(direc
 
 
 @pytest.mark.parametrize("direction", sorted(PARSERS))
-def test_every_parser_refuses_a_non_string_with_a_type_error(direction: str):
+def test_every_parser_refuses_a_non_string_with_a_type_error(direction: str) -> None:
     parser: Callable[[Any], object] = PARSERS[direction]
 
     @settings(max_examples=40, derandomize=True, **SETTINGS)
