@@ -1,0 +1,154 @@
+"""Where a navigate turn spends its time: p50/p95 of the total and of each stage, end to end in-process.
+
+It runs the very turn the tool runs (``navigate_turn``) with the offline
+``extractive`` model, one loaded embedder and one ``Stores`` for the whole run,
+and collects ``Timings`` per turn: assembly (store scoping, index open and
+sync, seed search, neighbourhood), epistemics (tether checks), render, model,
+parse, route, project. ``unstaged`` is what no stage claims (the turn's own
+glue). Figures cover only the turns after one unmeasured warm-up turn, which
+pays the model load and any index build; that first turn is reported apart.
+
+Question sets:
+
+- ``demo``: the 20 questions of ``synapse_server/demo/questions.yaml`` on a
+  freshly built demo workspace (answers, abstentions and absent questions);
+- ``synthetic``: ~20 questions drawn from a synthetic workspace's own titles
+  (``dev/synapse_bench/synthetic.py``). The extractive model answers few of
+  them (synthetic notes carry few verifiable tethers); the verdicts are listed
+  so a reader knows what kind of turns were timed.
+
+Run: ``python -m dev.synapse_bench.nav_bench [--root DIR] [--repeat 3] [--json]``
+(no ``--root``: the demo). Measurements only; no test asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from dev.synapse_bench.baselines.compare import percentiles
+from synapse_server.navigation.timing import STAGES, Timings
+
+if TYPE_CHECKING:
+    from adapters.index import TextEncoder
+    from synapse_server.stores import Stores
+
+QUESTIONS_FILE = Path(__file__).resolve().parents[2] / "synapse_server" / "demo" / "questions.yaml"
+MODEL = "extractive"
+
+
+def demo_questions() -> list[str]:
+    """The demo's question set, in file order."""
+    with QUESTIONS_FILE.open(encoding="utf-8") as handle:
+        return [case["question"] for case in yaml.safe_load(handle)["questions"]]
+
+
+def synthetic_questions(stores: Stores, count: int = 20, seed: int = 3) -> list[str]:
+    """``count`` questions about the workspace's own memory entries and notes, from their titles (deterministic)."""
+    candidates = [n for a, n in stores.nodes.items() if a.startswith(("mem:", "zk:")) and n.type != "source"]
+    picked = random.Random(seed).sample(candidates, min(count, len(candidates)))
+    return [f"What do we know about {' '.join(n.title.split()).rstrip('.?').lower()}?" for n in picked]
+
+
+def run(
+    root: Path,
+    questions: Sequence[str],
+    embedder: TextEncoder,
+    stores: Stores | None = None,
+    repeat: int = 3,
+) -> dict[str, Any]:
+    """Every question ``repeat`` times after one warm-up turn; per-stage and total p50/p95 in ms."""
+    from synapse_server.config import load_workspace
+    from synapse_server.navigation.request import NavigateRequest
+    from synapse_server.navigation.turn import navigate_turn
+    from synapse_server.stores import Stores
+
+    start = time.perf_counter()
+    stores = stores or Stores.load(load_workspace(root))
+    stores_s = time.perf_counter() - start
+
+    def turn(question: str) -> tuple[float, Timings, str]:
+        timings = Timings()
+        start = time.perf_counter()
+        result = navigate_turn(
+            root, NavigateRequest(question=question, model=MODEL), embedder=embedder, stores=stores, timings=timings
+        )
+        return (time.perf_counter() - start) * 1000, timings, result.verdict
+
+    first_ms, _, _ = turn(questions[0])
+    totals: list[float] = []
+    stages: dict[str, list[float]] = {name: [] for name in (*STAGES, "unstaged")}
+    verdicts: Counter[str] = Counter()
+    for _ in range(repeat):
+        for question in questions:
+            total, timings, verdict = turn(question)
+            totals.append(total)
+            verdicts[verdict] += 1
+            for name in STAGES:
+                stages[name].append(timings.seconds.get(name, 0.0) * 1000)
+            stages["unstaged"].append(max(0.0, total - sum(timings.seconds.values()) * 1000))
+    return {
+        "nodes": len(stores.nodes),
+        "questions": len(questions),
+        "turns": len(totals),
+        "stores_load_s": stores_s,
+        "first_turn_ms": first_ms,
+        "total": percentiles(totals),
+        "stages": {name: percentiles(samples) for name, samples in stages.items()},
+        "verdicts": dict(sorted(verdicts.items())),
+    }
+
+
+def format_table(result: dict[str, Any], label: str) -> str:
+    """A Markdown table: one row per stage, then the total."""
+    rows = [f"| {label} | p50 ms | p95 ms |", "|---|---:|---:|"]
+    for name, figures in result["stages"].items():
+        rows.append(f"| {name} | {figures['p50_ms']:.1f} | {figures['p95_ms']:.1f} |")
+    total = result["total"]
+    rows.append(f"| **total** | **{total['p50_ms']:.1f}** | **{total['p95_ms']:.1f}** |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--root", type=Path, help="a workspace (synthetic questions); default: a fresh demo")
+    parser.add_argument("--questions", type=int, default=20, help="questions drawn from --root (default 20)")
+    parser.add_argument("--repeat", type=int, default=3, help="passes over the question set (default 3)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    from adapters.index import Embedder
+    from synapse_server.config import load_workspace
+    from synapse_server.stores import Stores
+
+    embedder = Embedder()
+    with tempfile.TemporaryDirectory(prefix="synapse-nav-bench-") as scratch:
+        if args.root is None:
+            from synapse_server.workspace_init import make_demo
+
+            root, label = make_demo(Path(scratch) / "demo"), "demo"
+            result = run(root, demo_questions(), embedder, repeat=args.repeat)
+        else:
+            root, label = args.root.resolve(), args.root.name
+            stores = Stores.load(load_workspace(root))
+            result = run(root, synthetic_questions(stores, args.questions), embedder, stores, args.repeat)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"{label}: {result['nodes']} nodes, {result['turns']} turns, verdicts {result['verdicts']}")
+        print(f"first turn (model load, index sync) {result['first_turn_ms']:.0f} ms")
+        print(format_table(result, "stage"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
