@@ -11,7 +11,8 @@ they are a minority of the calls (5 in the bounded run, 40 in the full one).
 Census: the server's resident memory, descriptor count and children are read
 from /proc after a warm-up (one search, one navigate: the model and the index
 are loaded, the spare worker exists) and again after the last call; after the
-session ends no worker remains and this process has no new child. Every
+session ends no worker remains and this process has no new child or
+descriptor. Every
 source file is byte-identical afterwards.
 """
 
@@ -36,7 +37,7 @@ from reliability_checks import (
 )
 from reliability_scale import Scale, twins
 from reliability_stdio import stdio_server
-from server_procs import children, workers_for
+from server_procs import children, open_fds, workers_for
 
 pytestmark = pytest.mark.anyio
 
@@ -90,7 +91,7 @@ async def test_a_long_mixed_session_leaks_no_process_descriptor_or_memory_and_ch
     calls = soak_calls(scale.n, navigate_every)
     forbidden = forbidden_texts(sealed_demo)
     sources = source_digest(sealed_demo)
-    before = children()
+    before, before_fds = children(), open_fds()
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         async with stdio_server(sealed_demo, log) as server:
             session = server.session
@@ -118,5 +119,5 @@ async def test_a_long_mixed_session_leaks_no_process_descriptor_or_memory_and_ch
     assert fds1 == fds0, "the server's descriptor count is unchanged"
     assert growth <= RSS_GROWTH_LIMIT, f"server RSS grew by {growth / MIB:.1f} MiB"
     assert await await_until(lambda: workers_for(sealed_demo) == [], timeout_s=30)
-    assert children() == before
+    assert children() == before and open_fds() == before_fds, "the client side leaked nothing either"
     assert changed_paths(sources, source_digest(sealed_demo)) == []
