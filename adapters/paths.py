@@ -32,8 +32,11 @@ def resolve_inside(root: Path, candidate: str | Path) -> Path:
     text = str(candidate)
     if not text or "\x00" in text:
         raise PathEscape(text, root, "is empty or contains a NUL byte")
-    real_root = root.resolve()
-    target = (real_root / candidate).resolve()
+    try:
+        real_root = root.resolve()
+        target = (real_root / candidate).resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a symlink loop
+        raise PathEscape(text, root, "cannot be resolved (a symlink loop or an unreadable link)") from None
     try:
         target.relative_to(real_root)
     except ValueError:

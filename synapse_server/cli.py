@@ -45,9 +45,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # e.g. `synapse lint --json | head`: the reader left; nothing more to say
-        sys.stderr.close()
-        return 141
+    except OSError as exc:  # a full disk, a vanished folder: say what failed, without paths or a traceback
+        if isinstance(exc, BrokenPipeError):
+            sys.stderr.close()
+            return 141
+        reason = exc.strerror or type(exc).__name__
+        sys.stderr.write(json.dumps({"error": {"kind": "os_error", "message": reason, "parameter": None}}) + "\n")
+        return 1
 
 
 if __name__ == "__main__":

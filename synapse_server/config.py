@@ -139,8 +139,9 @@ class Workspace:
     def _inside(self, raw: str, key: str) -> Path:
         path = (self.root / raw).resolve()
         if path != self.root and self.root not in path.parents:
-            where = self.config_path or CONFIG_RELPATH
-            raise ConfigError(f"{where}: {key} {raw!r} resolves outside the workspace", key=key, file=str(where))
+            raise ConfigError(
+                f"{CONFIG_RELPATH}: {key} {raw!r} resolves outside the workspace", key=key, file=str(CONFIG_RELPATH)
+            )
         return path
 
 

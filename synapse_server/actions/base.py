@@ -69,16 +69,6 @@ def check_text(value: str, what: str) -> str:
     return value
 
 
-def check_project_names(names: list[str] | None) -> list[str] | None:
-    """Project names are single address segments: no separators, slashes, NUL or leading dot."""
-    for name in names or []:
-        if "\x00" in name:
-            raise ValueError("a project name contains a NUL character")
-        if not name or ":" in name or any(c.isspace() or c in "{},/\\\x00" for c in name) or name.startswith("."):
-            raise ValueError(f"project {name[:80]!r} is not a valid project name")
-    return names
-
-
 def tier_of(family: str) -> str | None:
     """Practice (the memory tree) vs canon (the zettelkasten); code and data have no tier."""
     return {"memory": "practice", "zk": "canon"}.get(family)

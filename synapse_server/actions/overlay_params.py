@@ -16,10 +16,10 @@ from typing import Literal, TypeVar
 import anyio
 from pydantic import Field, field_validator
 
-from synapse_server.actions.base import StrictParams, check_project_names
+from synapse_server.actions.base import StrictParams
 from synapse_server.actions.deps import Deps
 from synapse_server.config import Workspace
-from synapse_server.errors import InvalidInput
+from synapse_server.names import check_project_names, refuse_unknown_projects
 from synapse_server.stores import Stores
 
 __all__ = ["MAX_PROJECTS", "Kind", "ScopedParams", "check_known_projects", "locked"]
@@ -49,10 +49,7 @@ def check_known_projects(workspace: Workspace, stores: Stores, projects: list[st
     if not projects:
         return
     known = set(workspace.local_projects()) | {a.split(":", 2)[1] for a in stores.nodes if a.startswith("zk:")}
-    unknown = [p for p in projects if p not in known]
-    if unknown:
-        listed = ", ".join(sorted(known)) or "none"
-        raise InvalidInput(f"unknown project {unknown[0]!r}; this workspace has: {listed}", parameter="projects")
+    refuse_unknown_projects(projects, known)
 
 
 async def locked(deps: Deps, work: Callable[[Workspace, Stores], T]) -> T:

@@ -23,9 +23,9 @@ from typing import Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_project_names, check_text
+from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text
 from synapse_server.actions.deps import Deps
-from synapse_server.errors import InvalidInput
+from synapse_server.names import check_project_names, refuse_unknown_projects
 from synapse_server.overlay.expansion import Expansion, expand_hits
 from synapse_server.overlay.lens import OverlayInfo, open_overlay
 
@@ -138,10 +138,7 @@ def _zk_projects(addresses: Iterable[str]) -> set[str]:
 
 
 def _check_known(requested: list[str], known: set[str]) -> None:
-    unknown = [p for p in requested if p not in known]
-    if unknown:
-        listed = ", ".join(sorted(known)) or "none"
-        raise InvalidInput(f"unknown project {unknown[0]!r}; this workspace has: {listed}", parameter="projects")
+    refuse_unknown_projects(requested, known)
 
 
 def _summary(query: str, projects: list[str], hits: list[SearchHit]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator
 
+from synapse_server.names import check_project_names
 from synapse_server.navigation.budgets import BudgetRequest
 
 MAX_QUESTION_CHARS = 4000
@@ -30,10 +31,7 @@ class NavigateRequest(BudgetRequest):
     @field_validator("projects")
     @classmethod
     def _projects_are_names(cls, value: list[str] | None) -> list[str] | None:
-        for name in value or []:
-            if not name or ":" in name or any(c.isspace() or c in "{},/\\\x00" for c in name) or name.startswith("."):
-                raise ValueError(f"project {name!r} is not a valid project name")
-        return value
+        return check_project_names(value)
 
     def budgets(self) -> BudgetRequest:
         return BudgetRequest(

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from synapse_server.config import Workspace, load_workspace
-from synapse_server.errors import InvalidInput
 from synapse_server.models import ModelError, ModelOptions, model_spec_from, resolve_model
 from synapse_server.models.base import Model
+from synapse_server.names import refuse_unknown_projects
 from synapse_server.navigation.budgets import resolve_budgets
 from synapse_server.navigation.loop import LoopOutcome, run_loop
 from synapse_server.navigation.projector import IntegrityError, answer_surface, trace_surface
@@ -161,7 +161,5 @@ def _projects(workspace: Workspace, requested: list[str] | None) -> list[str]:
         for p in root.iterdir()
         if p.is_dir()
     }
-    unknown = [p for p in projects if p not in known]
-    if unknown:
-        raise InvalidInput(f"unknown zettelkasten project(s): {', '.join(unknown)}", parameter="projects")
+    refuse_unknown_projects(projects, known)
     return projects

@@ -102,11 +102,6 @@ def test_a_full_disk_during_a_cli_build_keeps_the_previous_overlay_and_leaves_no
     assert overlay_folder_names(demo_copy) == names
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the CLI maps only SynapseError to a JSON error; an OSError from write_overlay (ENOSPC/EFBIG) "
-    "escapes synapse_server/cli.py main() as a traceback on stderr instead of a structured {'error': ...} line",
-)
 def test_a_full_disk_during_a_cli_build_prints_a_json_error_and_no_traceback(demo_copy: Path) -> None:
     done = limited_cli_build(demo_copy)
     assert done.returncode == 1

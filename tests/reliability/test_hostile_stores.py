@@ -204,11 +204,6 @@ async def test_a_cache_folder_configured_outside_the_workspace_is_never_created(
     assert not (demo_copy.parent / "escaped-cache").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the config_error for a folder resolving outside the workspace (config.Workspace._inside) names the "
-    "config file by its absolute path, so the tool result carries this machine's workspace path",
-)
 async def test_a_config_error_names_the_config_file_relative_to_the_workspace(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
 ) -> None:
@@ -218,12 +213,6 @@ async def test_a_config_error_names_the_config_file_relative_to_the_workspace(
         assert error_kind(result, forbidden_texts(demo_copy)) == "config_error"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: adapters/paths.resolve_inside lets pathlib's RuntimeError('Symlink loop') escape (Python 3.11 "
-    "raises RuntimeError, not OSError, for ELOOP in Path.resolve), so one self-referencing symlink in .memory/tree "
-    "makes the whole memory adapter fail (every memory entry is not_found) and lint_workspace raises",
-)
 async def test_a_symlink_loop_in_a_store_costs_one_file_not_the_store(
     make_server: ServerFactory, demo_copy: Path, embedder: Embedder
 ) -> None:
