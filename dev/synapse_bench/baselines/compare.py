@@ -21,7 +21,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from dev.synapse_bench.baselines.numpy_scan import TOP, NumpyScan, load_vectors, overlap
 
@@ -84,7 +87,9 @@ def side_by_side(
         "scan": lambda q: [h.address for h in matrix.top(vectors_of[q], TOP)],
         "numpy_e2e": lambda q: scans["numpy_scan"].top(embedder.encode([q])[0]),
     }
-    runners.update({name: (lambda q, s=scan: s.top(vectors_of[q])) for name, scan in scans.items() if scan.available})
+    for name, scan in scans.items():
+        if scan.available:
+            runners[name] = partial(_scan_top, scan, vectors_of)
     peer_ms: list[float] = []
     answers: dict[str, dict[str, list[str]]] = {name: {} for name in runners}
     answers["peer"] = {}
@@ -112,6 +117,10 @@ def side_by_side(
         "ratios": {f"{b}/{o}": ratio(figures[b], figures[o]) for o, b in RATIOS if b in figures and o in figures},
         "agreement": _agreement(answers, list(queries)),
     }
+
+
+def _scan_top(scan: NumpyScan, vectors_of: dict[str, np.ndarray], query: str) -> list[str]:
+    return scan.top(vectors_of[query])
 
 
 def _peer_addresses(ids: list[str], translation: Translation | None) -> list[str]:

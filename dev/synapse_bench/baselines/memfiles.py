@@ -86,7 +86,8 @@ def declaration(node: Node, name: str, names: Mapping[str, str]) -> str:
     doc = IndexDoc.from_node(node)
     body = " ".join(node.body.split())
     first = _SENTENCE.split(body, maxsplit=1)[0] if body else node.title
-    source, said = node.family, first
+    source: str = node.family
+    said = first
     if node.tethers:
         tether = node.tethers[0]
         source = f"{tether.kind.value}:{tether.target}" + (f"@{tether.ref}" if tether.ref else "")

@@ -75,7 +75,7 @@ def _blas_limiter(threads: int | None) -> Callable[[], AbstractContextManager[ob
     if threads is None:
         return nullcontext
     try:
-        from threadpoolctl import ThreadpoolController
+        from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
     except ImportError:
         return None
     controller = ThreadpoolController()

@@ -1,0 +1,139 @@
+"""The performance report's pure parts: tables, ratios, the markdown it writes, and the peer-workspace translation.
+
+No test here times anything or installs the peer; the figures are made up and only their placement is checked.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from adapters.base import Edge, Family, Node, Tether, TetherKind
+from dev.synapse_bench.baselines.compare import percentiles, ratio
+from dev.synapse_bench.baselines.memfiles import MODULE_BUDGET, declaration_name, quote, translate
+from dev.synapse_bench.report import fmt, markdown, table
+
+
+def note(address: str, body: str = "Costs rose. Sharpe fell.", **extra: Any) -> Node:
+    family: Family = "memory" if address.startswith("mem:") else "zk"
+    return Node(address=address, type=extra.pop("type", "claim"), title="A title", body=body, family=family, **extra)
+
+
+def figures(**extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "date": "2026-01-01 00:00 UTC",
+        "python": "3.11.7",
+        "cpus": 2,
+        "sizes": {"1k": 1000},
+        "queries": 10,
+        "nav_repeat": 1,
+        "load_start": [3.0, 3.0, 3.0],
+        "load_end": [4.5, 3.0, 3.0],
+        "load": [{"step": "perf", "seconds": 1.0, "load1": 5.5}],
+        "errors": {},
+    }
+    return {**base, **extra}
+
+
+def test_a_table_right_aligns_every_figure_column() -> None:
+    text = table(["what", "a", "b"], [["x", "1", "2"]])
+    assert text.splitlines() == ["| what | a | b |", "|---|---:|---:|", "| x | 1 | 2 |"]
+
+
+def test_a_figure_that_was_not_measured_shows_as_a_dash() -> None:
+    assert fmt(None) == "—"
+    assert fmt(float("nan")) == "—"
+    assert fmt(1234.5, ",.0f") == "1,234"
+    assert fmt(True) == "True"
+
+
+def test_percentiles_are_the_median_and_the_nearest_rank_p95() -> None:
+    got = percentiles([float(v) for v in range(1, 101)])
+    assert got["p50_ms"] == 50.5
+    assert got["p95_ms"] == 96.0
+    assert got["n"] == 100
+    assert math.isnan(percentiles([])["p50_ms"])
+
+
+def test_a_ratio_is_baseline_over_ours_so_above_one_means_ours_is_faster() -> None:
+    got = ratio({"p50_ms": 30.0, "p95_ms": 10.0}, {"p50_ms": 10.0, "p95_ms": 20.0})
+    assert got == {"p50": 3.0, "p95": 0.5}
+    assert math.isnan(ratio({"p50_ms": 1.0, "p95_ms": 1.0}, {"p50_ms": 0.0, "p95_ms": 1.0})["p50"])
+
+
+def test_the_report_states_load_and_lists_what_was_not_measured() -> None:
+    text = markdown(figures(errors={"server": "server_bench exited 1: boom"}))
+    assert "from 3.0 to 5.5" in text
+    assert "`server`: not measured: server_bench exited 1: boom" in text
+    assert "## Side by side" not in text  # no baseline figures, no invented table
+
+
+def test_the_report_shows_side_by_side_figures_and_their_ratios() -> None:
+    latency = {"fused": {"p50_ms": 10.0, "p95_ms": 20.0}, "peer": {"p50_ms": 25.0, "p95_ms": 30.0}}
+    run = {
+        "latency": latency,
+        "ratios": {"peer/fused": ratio(latency["peer"], latency["fused"])},
+        "agreement": {"peer_vs_fused_top1": 0.25},
+        "peer": {"spec": "memdsl==0.4.0", "skipped": "could not install memdsl==0.4.0: no network"},
+    }
+    text = markdown(figures(**{"baselines/1k": run}))
+    assert "| ours: fused (RRF of both) | 10.00 / 20.00 |" in text
+    assert "| peer `memdsl` warm query vs our fused search | ×2.50 / ×1.50 |" in text
+    assert "| ours: lexical (FTS5 bm25) | — |" in text
+    assert "skipped: could not install memdsl==0.4.0: no network" in text
+
+
+def test_a_reused_index_leaves_the_cold_build_columns_empty() -> None:
+    perf = [
+        {"size": "1k", "nodes": 1000, "warm": {"open_sync_s": 0.5}, "query": {"fused": {"p50_ms": 9, "p95_ms": 12}}}
+    ]
+    row = next(line for line in markdown(figures(perf=perf)).splitlines() if line.startswith("| 1k |"))
+    assert row.startswith("| 1k | 1,000 | — | — | — | — | 0.50 |")
+    assert "9.00 / 12.00" in row
+
+
+def test_each_node_becomes_one_declaration_with_the_text_our_index_ranks() -> None:
+    nodes = [
+        note("mem:tree:deci-0001", type="decision", meta={"tags": ["cost model"]}),
+        note("zk:research:20260101-0900-claim", body='He said "net" \\ gross.'),
+    ]
+    translation = translate(nodes)
+    (text,) = translation.files.values()
+    assert text.startswith("module synth.p00001\n")
+    assert "decision mem.tree.deci-0001 {" in text
+    assert "fact zk.research.20260101-0900-claim {" in text
+    assert '  claim: "A title Costs rose. Sharpe fell. tags: cost model"' in text
+    assert r'claim: "A title He said \"net\" \\ gross."' in text
+    assert "  tags: [cost_model]" in text
+    assert 'evidence { source: "memory" quote: "Costs rose." }' in text
+    assert translation.address_of("decision:mem.tree.deci-0001") == "mem:tree:deci-0001"
+    assert translation.address_of("zk.research.20260101-0900-claim") == "zk:research:20260101-0900-claim"
+
+
+def test_edges_become_relations_only_between_translated_nodes() -> None:
+    edges = (
+        Edge("zk:research:b", "zk:research:a", "contradicts"),
+        Edge("zk:research:b", "repo:code:models/cost.py", "files"),
+        Edge("zk:research:b", "zk:research:gone", "supports"),
+    )
+    citation = Tether(TetherKind.CITATION, "paper-1", "p3", "Costs rose by 3 bps.")
+    translation = translate([note("zk:research:a"), note("zk:research:b", edges=edges, tethers=(citation,))])
+    text = next(iter(translation.files.values()))
+    assert "  conflicts_with: [zk.research.a]" in text
+    assert "supports" not in text and "models" not in text
+    assert 'evidence { source: "citation:paper-1@p3" quote: "Costs rose by 3 bps." }' in text
+
+
+def test_files_stay_within_the_peers_module_budget() -> None:
+    translation = translate([note(f"zk:research:n{i:03d}") for i in range(MODULE_BUDGET * 2 + 1)])
+    assert sorted(translation.files) == ["synth.p00001.mem", "synth.p00002.mem", "synth.p00003.mem"]
+    counts = [len(re.findall(r"^fact ", text, re.M)) for text in translation.files.values()]
+    assert counts == [MODULE_BUDGET, MODULE_BUDGET, 1]
+
+
+def test_names_and_strings_are_atoms_and_literals_the_peer_reads() -> None:
+    assert declaration_name("zk:fed.proj:a b#{c}") == "zk.fed.proj.a_b__c_"
+    assert quote('one\n  two "three" \\') == r'"one two \"three\" \\"'
+    clashing = translate([note("zk:research:a b"), note("zk:research:a#b")])
+    assert sorted(clashing.addresses) == ["zk.research.a_b", "zk.research.a_b_2"]
