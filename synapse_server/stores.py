@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FAMILIES: tuple[Family, ...] = ("memory", "zk", "code", "data")
+_UNLOADABLE = frozenset({"path-escape", "unreadable"})
+"""Error diagnostics that, when a store yields no node at all, mean the store itself could not be read."""
 STORE_OF_FAMILY: Mapping[str, str] = {"memory": "mem", "zk": "zk", "code": "repo", "data": "data"}
 
 
@@ -86,6 +88,9 @@ class Stores:
                 failures.append(SourceFailure(family, wildcard, f"{family} store failed to load: {type(exc).__name__}"))
                 continue
             diagnostics.extend(result.diagnostics)
+            refused = [d for d in result.diagnostics if d.severity == "error" and d.code in _UNLOADABLE]
+            if not result.nodes and refused:  # e.g. the store folder is a symlink loop or leaves the workspace
+                failures.append(SourceFailure(family, wildcard, f"{family} store failed to load: {refused[0].code}"))
             for node in result.nodes:
                 nodes.setdefault(node.address, node)
         ordered = {a: nodes[a] for a in sorted(nodes)}
