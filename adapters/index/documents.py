@@ -53,8 +53,14 @@ class IndexDoc:
         return _digest(model_id, self.embed_text())
 
     def row_hash(self, model_id: str) -> str:
-        """Hash of every stored field, so a retitled or re-typed doc is rewritten even if its vector is reused."""
-        return _digest(model_id, self.address, self.family, self.project or "", self.type, self.title, self.text)
+        """Hash of every stored field, so a retitled or re-typed doc is rewritten even if its vector is reused.
+
+        It covers everything :meth:`vector_key` depends on (model id, text, the embedding cut), so an unchanged
+        row hash proves the stored vector key is still current and a warm sync need not recompute it.
+        """
+        return _digest(
+            model_id, str(EMBED_CHARS), self.address, self.family, self.project or "", self.type, self.title, self.text
+        )
 
 
 def _digest(*parts: str) -> str:

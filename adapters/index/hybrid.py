@@ -212,18 +212,28 @@ class HybridIndex:
         only a re-diff: vectors already computed are kept.
         """
         model_id = self.embedder.model_id
-        wanted = {a: (d, d.row_hash(model_id), d.vector_key(model_id)) for a, d in unique.items()}
+        hashes = {a: d.row_hash(model_id) for a, d in unique.items()}
+        keys: dict[str, str] = {}  # vector keys of new or changed docs, computed once
         computed: dict[str, np.ndarray] = {}
         added = updated = removed = races = 0
         while True:
             with self._lock:
                 snap = self._store.snapshot()
-            upserts = [w for a, w in wanted.items() if snap.rows.get(a, ("",))[0] != w[1]]
-            removals = [a for a in snap.rows if a not in wanted]
-            missing = {key: d for d, _, key in wanted.values() if key not in snap.vector_keys}
+            upserts: list[tuple[IndexDoc, str, str]] = []
+            missing: dict[str, IndexDoc] = {}
+            for address, row_hash in hashes.items():
+                row = snap.rows.get(address)
+                if row is not None and row[0] == row_hash:
+                    key = row[1]  # an equal row hash means equal embedded text, so the stored key is current
+                else:
+                    key = keys.get(address) or keys.setdefault(address, unique[address].vector_key(model_id))
+                    upserts.append((unique[address], row_hash, key))
+                if key not in snap.vector_keys:
+                    missing.setdefault(key, unique[address])
+            removals = [a for a in snap.rows if a not in hashes]
             if not upserts and not removals and not missing:
-                reembedded = sum(1 for _, _, key in wanted.values() if key in computed)
-                return SyncStats(added, updated, removed, reembedded, len(wanted) - reembedded)
+                reembedded = sum(1 for a in hashes if snap.rows[a][1] in computed)
+                return SyncStats(added, updated, removed, reembedded, len(hashes) - reembedded)
             todo = [key for key in missing if key not in computed][: self.embed_chunk]
             if todo:
                 vectors = self.embedder.encode([missing[k].embed_text() for k in todo])
