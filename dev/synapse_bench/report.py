@@ -1,26 +1,17 @@
 """``python -m dev.synapse_bench perf``: every performance figure in one report, REPORT.md and latency.png.
 
-Each harness runs as its own process with ``--json`` (so one phase's imports
-and caches never flatter another's, and a harness that changes inside keeps
-working here as long as its JSON does), in this order:
+Each harness runs as its own process with ``--json`` (no phase's imports or caches flatter another's, and a
+harness may change inside as long as its JSON holds): ``parse_bench`` (MemDSL throughput); ``perf`` (per size:
+cold build beside the raw encode ceiling, warm open, lexical/semantic/fused p50/p95, peak RSS); ``baselines``
+(per size: our search beside numpy brute force and the peer ``memdsl``, query by query in one loop, as ratios);
+``nav_bench`` (navigate stage p50/p95 on the demo and each size); ``synapse build --json`` (overlay build time
+and edges); ``server_bench`` (server start -> tools/list, MCP round trips).
 
-1. ``parse_bench``: MemDSL parse/serialize throughput;
-2. ``perf``: per size, cold index build beside the raw encode ceiling, warm
-   open, lexical/semantic/fused p50/p95, peak RSS;
-3. ``baselines``: per size, our search beside numpy brute force and the peer
-   ``memdsl`` package, query by query in one loop (ratios);
-4. ``nav_bench``: navigate stage p50/p95 on the demo and on each size;
-5. ``synapse build --json``: generic and claim overlay build time and edges;
-6. ``server_bench``: server start -> tools/list and MCP round trips.
-
-Every step records the 1-minute load average when it ends: on a shared machine
-that is the figure that says how far to trust the others. A step that fails is
-reported as not measured, with its error; nothing is ever estimated. The raw
-figures go to ``<workdir>/report.json``; ``--from-json`` re-renders from one.
-
-``--workdir DIR`` keeps workspaces, indexes and the peer's venv between runs
-(``--reuse`` skips cold builds there; ``--seed-from DIR`` copies prepared
-``ws-<size>`` folders in first). 100k is accepted; its cold build dominates.
+Every step records the 1-minute load average when it ends: on a shared machine that says how far to trust the
+rest. A step that fails is reported as not measured, with its error; nothing is ever estimated. The raw figures
+go to ``<workdir>/report.json``; ``--from-json`` re-renders one. ``--workdir DIR`` keeps workspaces, indexes and
+the peer's venv between runs (``--reuse`` skips cold builds there; ``--seed-from DIR`` copies prepared
+``ws-<size>`` folders in first). 100k is accepted; its cold build dominates the run.
 """
 
 from __future__ import annotations
@@ -39,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from dev.synapse_bench.baselines.compare import CONTENDERS, RATIO_LABELS
 from dev.synapse_bench.baselines.peer import DEFAULT_SPEC
 from dev.synapse_bench.synthetic import parse_size
 
@@ -155,24 +147,6 @@ def gather(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     return figures
 
 
-RATIO_LABELS = {
-    "numpy_e2e/semantic": "numpy brute force (query embedding + `X @ q`) vs our semantic channel",
-    "numpy_e2e/fused": "numpy brute force vs our fused search (both channels + RRF)",
-    "numpy_scan/scan": "numpy `X @ q` scan vs our vector scan (same embedded query)",
-    "numpy_scan_1t/scan": "numpy scan with BLAS on 1 thread vs our vector scan",
-    "peer/lexical": "peer `memdsl` warm query vs our lexical channel",
-    "peer/fused": "peer `memdsl` warm query vs our fused search",
-}
-CONTENDERS = {
-    "lexical": "ours: lexical (FTS5 bm25)",
-    "semantic": "ours: semantic (embed + scan)",
-    "fused": "ours: fused (RRF of both)",
-    "scan": "ours: vector scan only",
-    "numpy_e2e": "numpy: embed + `X @ q` + argpartition",
-    "numpy_scan": "numpy: `X @ q` + argpartition only",
-    "numpy_scan_1t": "numpy: the same, BLAS 1 thread",
-    "peer": "peer memdsl: warm query",
-}
 SERVER_LABELS = {
     "start_to_tools_list_s": "start -> initialize -> tools/list (s)",
     "tools_list_warm_s": "tools/list again (s)",
@@ -196,11 +170,13 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
 
 
-def fmt(value: Any, spec: str = ".1f") -> str:
-    """A figure, or an em dash when it was not measured."""
+def fmt(value: Any, spec: str | None = None) -> str:
+    """A figure (floats ``.1f`` and ints ``,d`` unless ``spec`` says otherwise), or a dash when not measured."""
     if value is None or (isinstance(value, float) and value != value):
         return "—"
-    return format(value, spec) if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return format(value, spec or (".1f" if isinstance(value, float) else ",d"))
 
 
 def pair(figures: dict[str, Any] | None, spec: str = ".2f") -> str:
@@ -210,8 +186,8 @@ def pair(figures: dict[str, Any] | None, spec: str = ".2f") -> str:
 
 def markdown(fig: dict[str, Any]) -> str:
     """The whole report: every section whose figures exist, and what was not measured and why."""
-    sections = [_head(fig), _retrieval(fig), _side_by_side(fig), _peer(fig), _navigate(fig), _overlay(fig),
-                _server(fig), _parse(fig), _missing(fig), _reproduce(fig)]  # fmt: skip
+    sections = [_head(fig), _headline(fig), _retrieval(fig), _side_by_side(fig), _peer(fig), _navigate(fig),
+                _overlay(fig), _server(fig), _parse(fig), _missing(fig), _reproduce(fig)]  # fmt: skip
     return "\n\n".join(s for s in sections if s) + "\n"
 
 
@@ -231,11 +207,57 @@ tables come from one loop per size in which every contender answers each query b
 order, so load hits them alike. The load average after each step is listed at the end."""
 
 
+def _headline(fig: dict[str, Any]) -> str:
+    """The few figures a reader wants first, each taken from the tables below (none computed anew)."""
+    lines = []
+    sizes = _baseline_sizes(fig)
+    if sizes:
+        size = sizes[-1]
+        run = fig[f"baselines/{size}"]
+        lat, rat = run["latency"], run["ratios"]
+        p50 = {key: fmt((lat.get(key) or {}).get("p50_ms"), ".2f") for key in ("lexical", "semantic", "fused")}
+        lines.append(
+            f"- At {size}: lexical p50 {p50['lexical']} ms, semantic {p50['semantic']} ms, fused {p50['fused']} ms."
+        )
+        if "numpy_e2e/semantic" in rat:
+            same = fmt(run["agreement"].get("numpy_vs_semantic_top10"), ".2f")
+            lines.append(
+                "- numpy brute force over the same vectors ÷ our semantic channel:"
+                f" ×{rat['numpy_e2e/semantic']['p50']:.2f} at p50 (same top 10: {same})."
+            )
+        if "peer/fused" in rat and "peer/lexical" in rat:
+            lines.append(
+                f"- The peer `memdsl` warm query ÷ ours: ×{rat['peer/lexical']['p50']:.1f} vs our lexical channel,"
+                f" ×{rat['peer/fused']['p50']:.1f} vs our fused search (p50; latency only, see below)."
+            )
+    cold = [r for r in fig.get("perf") or [] if r.get("cold")]
+    if cold:
+        c = cold[-1]["cold"]
+        lines.append(
+            f"- Cold build at {cold[-1]['size']}: {c['build_nodes_per_s']:.0f} nodes/s,"
+            f" ×{c['build_vs_ceiling']:.2f} of the raw encode rate measured beside it."
+        )
+    navs = [(label, fig[f"nav/{label}"]) for label in ["demo", *fig["sizes"]] if f"nav/{label}" in fig]
+    if navs:
+        totals = ", ".join(f"{label} {fmt(run['total']['p50_ms'], '.0f')} ms" for label, run in navs)
+        lines.append(f"- A navigate turn end to end (extractive model), p50: {totals}.")
+        label, run = navs[-1]
+        stage, figures = max(run["stages"].items(), key=lambda item: item[1]["p50_ms"])
+        share = figures["p50_ms"] / run["total"]["p50_ms"] if run["total"]["p50_ms"] else float("nan")
+        lines.append(
+            f"- Its largest stage at {label}: {stage}, {figures['p50_ms']:.0f} ms p50 ({share:.0%} of the total)."
+        )
+    if fig.get("server"):
+        lines.append(f"- Server start -> tools/list: {fmt(fig['server'].get('start_to_tools_list_s'), '.2f')} s.")
+    note = "Ratios are baseline ÷ ours (above 1, ours is faster); every figure is from the tables below.\n\n"
+    return "## Headline\n\n" + note + "\n".join(lines) if lines else ""
+
+
 def _retrieval(fig: dict[str, Any]) -> str:
     rows = []
     for row in fig.get("perf") or []:
         c, w, q = row.get("cold") or {}, row.get("warm") or {}, row.get("query") or {}
-        rss = f"{fmt(w.get('peak_rss_mb'), '.0f')} / {fmt(q.get('peak_rss_mb'), '.0f')} / {fmt(c.get('peak_rss_mb'), '.0f')}"
+        rss = " / ".join(fmt(part.get("peak_rss_mb"), ".0f") for part in (w, q, c))
         rows.append([row["size"], fmt(row.get("nodes"), ",d"), fmt(c.get("build_s")), fmt(c.get("build_nodes_per_s")),
                      fmt(c.get("ceiling_texts_per_s")), fmt(c.get("build_vs_ceiling"), ".2f"),
                      fmt(w.get("open_sync_s"), ".2f"), pair(q.get("lexical")), pair(q.get("semantic")),
@@ -272,7 +294,10 @@ def _side_by_side(fig: dict[str, Any]) -> str:
 
 {table(["contender"] + [f"{s} p50 / p95 ms" for s in sizes], latency)}
 
-Ratios are **baseline ÷ ours** at p50 and p95: above 1, ours is faster; below 1, the baseline is.
+Ratios are **baseline ÷ ours** at p50 and p95: above 1, ours is faster; below 1, the baseline is. `X @ q` goes
+through BLAS, which spreads one matrix-vector product over every core and, on a busy machine, waits for the core it
+does not get; our channel uses a single-threaded `einsum` for that reason, and the 1-thread row isolates the effect.
+Our scan also breaks ties by address and builds hit records, which a bare `argpartition` does not.
 
 {table(["ratio"] + [f"{s} p50 / p95" for s in sizes], ratios)}
 
@@ -313,8 +338,10 @@ index ranks; edges become relations) and must lint without errors before anythin
 `memdsl query DIR -q ...` start to exit (median of a few), which parses every file each time.
 
 **What this compares.** Latency only. The peer's executor is naive term overlap by design (its README says so and
-asks not to judge the format by it); it has no embeddings, so its ratio to our fused search weighs a keyword scan
-against keyword + meaning retrieval. Its strength is elsewhere (typed MUST/SHOULD layers, boundary guards).
+asks not to judge the format by it): it scores every declaration on every query, re-lowercasing its text each
+time, so its warm query grows linearly with the workspace. It has no embeddings, so its ratio to our fused search
+weighs a keyword scan against keyword + meaning retrieval. Its strength is elsewhere (typed MUST/SHOULD layers,
+boundary guards).
 
 {table(header, rows)}"""
 
@@ -334,7 +361,8 @@ def _navigate(fig: dict[str, Any]) -> str:
 
 The turn the tool runs, with one loaded embedder and one `Stores` per workspace, after one unmeasured warm-up turn.
 Demo: its 20 questions; synthetic sizes: 20 questions drawn from each workspace's own titles. Assembly includes
-opening and syncing the index (a diff over every doc) and the seed search.
+opening and syncing the index (a diff over every doc) and the seed search; `unstaged` is the turn's glue outside
+every stage (reading the config, scoping the stores, building the node graph), which grows with the workspace.
 
 {table(header, rows)}"""
 
@@ -360,15 +388,17 @@ def _server(fig: dict[str, Any]) -> str:
     server = fig.get("server")
     if not server:
         return ""
-    rows = [[label, fmt(server.get(key), ".3f")] for key, label in SERVER_LABELS.items() if key in server]
+    rows = [[label, fmt(v, ".3f") if isinstance(v := server[key], float) else fmt(v)]
+            for key, label in SERVER_LABELS.items() if key in server]  # fmt: skip
     return f"""## Server over real stdio (server_bench.py, demo workspace, warm index cache)
 
 {table(["figure", "value"], rows)}"""
 
 
 def _parse(fig: dict[str, Any]) -> str:
-    rows = [[f"{r['kind']} {r['size']}", fmt(r["bytes"], ",d"), fmt(r["parse_mb_s"], ".2f"), fmt(r["parse_per_s"], ",.0f"),
-             fmt(r["serialize_mb_s"], ".2f"), fmt(r["serialize_per_s"], ",.0f")] for r in fig.get("parse") or []]  # fmt: skip
+    rows = [[f"{r['kind']} {r['size']}", fmt(r["bytes"]), fmt(r["parse_mb_s"], ".2f"), fmt(r["parse_per_s"], ",.0f"),
+             fmt(r["serialize_mb_s"], ".2f"), fmt(r["serialize_per_s"], ",.0f")]
+            for r in fig.get("parse") or []]  # fmt: skip
     if not rows:
         return ""
     header = ["artifact", "bytes", "parse MB/s", "parse /s", "serialize MB/s", "serialize /s"]
@@ -382,8 +412,9 @@ def _missing(fig: dict[str, Any]) -> str:
     rates = [r["cold"]["build_nodes_per_s"] for r in fig.get("perf") or [] if r.get("cold")]
     if "100k" not in fig["sizes"] and rates:
         minutes = 100_000 / max(rates) / 60
-        cost = (f"\n\n**100k** was not run: at the best cold-build rate measured here ({max(rates):.0f} nodes/s) its "
-                f"cold build alone would take about {minutes:.0f} minutes; add `--sizes 1k,10k,100k` to measure it.")  # fmt: skip
+        cost = (f"\n\n**100k** was not run: at the best cold-build rate measured here ({max(rates):.0f} nodes/s)"
+                f" its cold build alone would take about {minutes:.0f} minutes; add `--sizes 1k,10k,100k` to"
+                " measure it.")  # fmt: skip
     missing = "\n".join(notes) if notes else "Every step ran."
     return f"## Steps not measured, and load\n\n{missing}\n\nLoad average (1 min) after each step: {loads}.{cost}"
 
@@ -409,7 +440,7 @@ def plot(fig: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     sizes = _baseline_sizes(fig)
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    figure, axes = plt.subplots(1, 2, figsize=(11, 5.2), sharey=True)
     for ax, percentile in zip(axes, ("p50_ms", "p95_ms"), strict=True):
         for key, label in CONTENDERS.items():
             points = [(fig["sizes"][s], fig[f"baselines/{s}"]["latency"][key][percentile]) for s in sizes
@@ -419,9 +450,10 @@ def plot(fig: dict[str, Any], path: Path) -> None:
         ax.set(xscale="log", yscale="log", xlabel="workspace size (nodes)", title=percentile.replace("_ms", ""))
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("latency per query (ms)")
-    axes[1].legend(fontsize=7, loc="upper left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
     figure.suptitle(f"Query latency vs size, one loop per size ({fig['date']}, shared {fig['cpus']}-CPU machine)")
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0.12, 1, 1))
     figure.savefig(path, dpi=110)
     plt.close(figure)
 

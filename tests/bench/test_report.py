@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from adapters.base import Edge, Family, Node, Tether, TetherKind
-from dev.synapse_bench.baselines.compare import percentiles, ratio
+from dev.synapse_bench.baselines.compare import percentiles, ratio, ratios
 from dev.synapse_bench.baselines.memfiles import MODULE_BUDGET, declaration_name, quote, translate
 from dev.synapse_bench.report import fmt, markdown, table
 
@@ -45,6 +45,8 @@ def test_a_figure_that_was_not_measured_shows_as_a_dash() -> None:
     assert fmt(None) == "—"
     assert fmt(float("nan")) == "—"
     assert fmt(1234.5, ",.0f") == "1,234"
+    assert fmt(70) == "70"
+    assert fmt(0.25) == "0.2"
     assert fmt(True) == "True"
 
 
@@ -62,6 +64,12 @@ def test_a_ratio_is_baseline_over_ours_so_above_one_means_ours_is_faster() -> No
     assert math.isnan(ratio({"p50_ms": 1.0, "p95_ms": 1.0}, {"p50_ms": 0.0, "p95_ms": 1.0})["p50"])
 
 
+def test_only_ratios_whose_two_contenders_ran_are_reported() -> None:
+    figures = {name: {"p50_ms": 2.0, "p95_ms": 4.0} for name in ("fused", "lexical", "peer")}
+    assert sorted(ratios(figures)) == ["peer/fused", "peer/lexical"]
+    assert ratios(figures)["peer/fused"] == {"p50": 1.0, "p95": 1.0}
+
+
 def test_the_report_states_load_and_lists_what_was_not_measured() -> None:
     text = markdown(figures(errors={"server": "server_bench exited 1: boom"}))
     assert "from 3.0 to 5.5" in text
@@ -73,7 +81,7 @@ def test_the_report_shows_side_by_side_figures_and_their_ratios() -> None:
     latency = {"fused": {"p50_ms": 10.0, "p95_ms": 20.0}, "peer": {"p50_ms": 25.0, "p95_ms": 30.0}}
     run = {
         "latency": latency,
-        "ratios": {"peer/fused": ratio(latency["peer"], latency["fused"])},
+        "ratios": ratios(latency),
         "agreement": {"peer_vs_fused_top1": 0.25},
         "peer": {"spec": "memdsl==0.4.0", "skipped": "could not install memdsl==0.4.0: no network"},
     }
