@@ -8,7 +8,7 @@ corpus. Arguments after the subcommand go to that harness unchanged.
     live        the same corpus with a real model, repeated (live.py)
     sweep       VOI policy x hops x trace_floor under the canonical safety gate (sweep.py)
     project     a user's own question set against their workspace (project_eval.py)
-    perf        retrieval performance on synthetic workspaces (perf.py)
+    perf        the performance report: every figure, baselines as ratios; writes REPORT.md and latency.png (report.py)
     parse       MemDSL parse/serialize throughput (parse_bench.py)
 """
 
@@ -22,7 +22,7 @@ HARNESSES = {
     "live": "dev.synapse_bench.live",
     "sweep": "dev.synapse_bench.sweep",
     "project": "dev.synapse_bench.project_eval",
-    "perf": "dev.synapse_bench.perf",
+    "perf": "dev.synapse_bench.report",
     "parse": "dev.synapse_bench.parse_bench",
 }
 

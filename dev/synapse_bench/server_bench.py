@@ -91,12 +91,46 @@ async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
     }
 
 
+async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
+    """Search round trips only, on a prepared workspace (e.g. a synthetic 1k or 10k one with a warm cache)."""
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)])
+    start = time.perf_counter()
+    with open(os.devnull, "w", encoding="utf-8") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await session.list_tools()
+            listed = time.perf_counter() - start
+
+            def search(i: int) -> Callable[[], Awaitable[Any]]:
+                return lambda: session.call_tool("synapse", {"action": "search", "query": QUERIES[i % len(QUERIES)]})
+
+            first, _ = await timed(search(0))
+            warm = sorted([(await timed(search(i)))[0] for i in range(repeat)])
+    return {
+        "workspace": root.name,
+        "start_to_tools_list_s": round(listed, 3),
+        "search_first_s": round(first, 3),
+        "search_warm_p50_s": round(statistics.median(warm), 4),
+        "search_warm_p95_s": round(warm[min(len(warm) - 1, int(0.95 * len(warm)))], 4),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=5, help="warm round trips per action (default 5)")
     parser.add_argument("--warm-cache", action="store_true", help="build the index cache in a throwaway session first")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--search-root",
+        type=Path,
+        default=None,
+        help="only time search round trips on this prepared workspace (e.g. a synthetic 1k/10k one, cache warm)",
+    )
     args = parser.parse_args(argv)
+    if args.search_root is not None:
+        figures = anyio.run(search_figures, args.search_root.resolve(), max(args.repeat, 20))
+        sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+        return 0
     with tempfile.TemporaryDirectory(prefix="synapse-server-bench-") as tmp:
         root = make_demo(Path(tmp) / "demo")
         if args.warm_cache:
