@@ -6,13 +6,11 @@ Read-only. Exit 0, 2 for invalid input.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from synapse_server.config import load_workspace
+from synapse_server.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
 from synapse_server.overlay.debate_view import DebateParams, DebateResult, run_debate
 from synapse_server.overlay.lens import params_from, projects_arg
-from synapse_server.stores import Stores
 
 
 def register(subparsers: Any) -> None:
@@ -21,19 +19,15 @@ def register(subparsers: Any) -> None:
         help="the debate map with the claim overlay's practice contradictions as counter-evidence",
         description="Contested claims per project, literature and practice. Read-only. Exit 0, 2 invalid input.",
     )
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    add_common_arguments(parser, projects_help="comma-separated zk projects")
     parser.add_argument("--kind", choices=("claim", "generic"), default="claim", help="overlay to fold in")
-    parser.add_argument("--projects", default=None, help="comma-separated zk projects")
-    parser.add_argument("--json", action="store_true", help="print the JSON result instead of text")
+    add_json_argument(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     params = params_from(DebateParams, {"kind": args.kind, "projects": projects_arg(args.projects)})
-    workspace = load_workspace(Path(args.root))
-    result = run_debate(workspace, Stores.load(workspace, ("memory", "zk")), None, params)
-    print(result.model_dump_json(indent=2) if args.json else _text(result))
-    return 0
+    return run_lens(args, run_debate, params, _text)
 
 
 def _text(result: DebateResult) -> str:

@@ -6,13 +6,11 @@ Read-only (the search index under the cache folder may warm). Exit 0, 2 for inva
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from synapse_server.config import load_workspace
+from synapse_server.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
 from synapse_server.overlay.frame import FrameParams, FrameResult, run_frame
 from synapse_server.overlay.lens import params_from, projects_arg
-from synapse_server.stores import Stores, make_embedder
 
 
 def register(subparsers: Any) -> None:
@@ -22,21 +20,17 @@ def register(subparsers: Any) -> None:
         description="Each facet is established, contested or thin, with the hits that make it so. Exit 0, 2 invalid.",
     )
     parser.add_argument("question", help="the research question")
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
-    parser.add_argument("--projects", default=None, help="comma-separated zk projects; '' = memory only")
+    add_common_arguments(parser, projects_help="comma-separated zk projects; '' = memory only")
     parser.add_argument("--limit", type=int, default=-1, help="search hits examined per facet (-1 = 8)")
     parser.add_argument("--model", default=None, help="model spec for facets (default: config / SYNAPSE_MODEL)")
-    parser.add_argument("--json", action="store_true", help="print the JSON result instead of text")
+    add_json_argument(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     values = {"question": args.question, "projects": projects_arg(args.projects), "limit": args.limit}
     params = params_from(FrameParams, {**values, "model": args.model})
-    workspace = load_workspace(Path(args.root))
-    result = run_frame(workspace, Stores.load(workspace), make_embedder(workspace), params)
-    print(result.model_dump_json(indent=2) if args.json else _text(result))
-    return 0
+    return run_lens(args, run_frame, params, _text, search=True)
 
 
 def _text(result: FrameResult) -> str:

@@ -7,13 +7,11 @@ with drift ``missing``), 2 for invalid input.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from synapse_server.config import load_workspace
+from synapse_server.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
 from synapse_server.overlay.lens import params_from, projects_arg
 from synapse_server.overlay.matrix import MatrixParams, MatrixResult, run_matrix
-from synapse_server.stores import Stores
 
 
 def register(subparsers: Any) -> None:
@@ -22,23 +20,19 @@ def register(subparsers: Any) -> None:
         help="project the overlay as a practice x canon matrix (optional roll-up synthesis)",
         description="Rows are memory entries, columns notes, cells typed edges. Read-only. Exit 0, 2 invalid input.",
     )
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    add_common_arguments(parser, projects_help="comma-separated zk projects; '' = memory only")
     parser.add_argument("--kind", choices=("generic", "claim"), default="generic", help="which overlay to read")
-    parser.add_argument("--projects", default=None, help="comma-separated zk projects; '' = memory only")
     parser.add_argument("--synthesize", action="store_true", help="add row, column and apex roll-ups")
     parser.add_argument("--limit", type=int, default=-1, help="rows and columns shown, each (-1 = all)")
     parser.add_argument("--model", default=None, help="model spec for roll-ups (default: config / SYNAPSE_MODEL)")
-    parser.add_argument("--json", action="store_true", help="print the JSON result instead of text")
+    add_json_argument(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     values = {"kind": args.kind, "projects": projects_arg(args.projects), "synthesize": args.synthesize}
     params = params_from(MatrixParams, {**values, "limit": args.limit, "model": args.model})
-    workspace = load_workspace(Path(args.root))
-    result = run_matrix(workspace, Stores.load(workspace, ("memory", "zk")), None, params)
-    print(result.model_dump_json(indent=2) if args.json else _text(result))
-    return 0
+    return run_lens(args, run_matrix, params, _text)
 
 
 def _text(result: MatrixResult) -> str:

@@ -8,13 +8,11 @@ failed, never rewritten. Read-only. Exit 0, 2 for invalid input.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from synapse_server.config import load_workspace
+from synapse_server.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
 from synapse_server.overlay.briefs import SynthesizeParams, SynthesizeResult, run_synthesize
 from synapse_server.overlay.lens import params_from, projects_arg
-from synapse_server.stores import Stores
 
 
 def register(subparsers: Any) -> None:
@@ -23,23 +21,19 @@ def register(subparsers: Any) -> None:
         help="grounded, verified briefs for the claim overlay's high-value practice-claim cells",
         description="Briefs cite the memory id and quote only retrieved quotes. Read-only. Exit 0, 2 invalid input.",
     )
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    add_common_arguments(parser, projects_help="comma-separated zk projects; '' = memory only")
     parser.add_argument("--kind", choices=("claim",), default="claim", help="briefs read the claim overlay only")
-    parser.add_argument("--projects", default=None, help="comma-separated zk projects; '' = memory only")
     parser.add_argument("--min-confidence", type=float, default=-1.0, help="high-value threshold (-1 = 0.6)")
     parser.add_argument("--limit", type=int, default=-1, help="most briefs (-1 = 10)")
     parser.add_argument("--model", default=None, help="model spec for briefs (default: config / SYNAPSE_MODEL)")
-    parser.add_argument("--json", action="store_true", help="print the JSON result instead of text")
+    add_json_argument(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     values = {"kind": args.kind, "projects": projects_arg(args.projects), "min_confidence": args.min_confidence}
     params = params_from(SynthesizeParams, {**values, "limit": args.limit, "model": args.model})
-    workspace = load_workspace(Path(args.root))
-    result = run_synthesize(workspace, Stores.load(workspace, ("memory", "zk")), None, params)
-    print(result.model_dump_json(indent=2) if args.json else _text(result))
-    return 0
+    return run_lens(args, run_synthesize, params, _text)
 
 
 def _text(result: SynthesizeResult) -> str:
