@@ -47,6 +47,10 @@ class ClaimFinding:
     extrapolation: bool
     outdated: bool
     clauses: tuple[str, ...] = field(default=(), repr=False)
+    problems: tuple[str, ...] = ()
+    """Why the claim is not licensed, one line per rule broken (claim id, rule, the model's own words)."""
+    joined: str | None = None
+    """``strict`` or ``relative`` when the claim is a conjunction of its premises."""
 
     @property
     def cited_addresses(self) -> tuple[str, ...]:
@@ -74,6 +78,8 @@ class Decision:
     assertions: tuple[tuple[str, str], ...]  # (exact prose span, claim id)
     answer_text: str | None
     version: int
+    problems: tuple[str, ...] = ()
+    """Per-claim refusals of an abstention: what the repair prompt and the trace show."""
 
 
 def ordered_reasons(reasons: set[str] | frozenset[str] | tuple[str, ...]) -> tuple[Reason, ...]:

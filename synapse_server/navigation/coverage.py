@@ -40,6 +40,7 @@ __all__ = [
     "calculation_coverage",
     "clause_coverage",
     "is_restatement",
+    "label_words",
     "licensing_clause",
     "number_coverage",
     "number_labels",
@@ -91,6 +92,16 @@ def restated_unit(claim_text: str, units: Sequence[Span]) -> Span | None:
     return next((unit for unit in units if claim and normalise_words(_text(unit)) == claim), None)
 
 
+def label_words(assertion: str) -> frozenset[str]:
+    """Every word that labels a figure of the assertion (and the words after its last figure)."""
+    plain = _plain(assertion)
+    tokens = all_numbers(plain)
+    words = {word for index in range(len(tokens)) for word in _label(plain, tokens, index)}
+    if tokens:
+        words.update(_content(plain, tokens[-1].end, len(plain)))
+    return frozenset(words)
+
+
 def number_labels(assertion: str) -> tuple[tuple[NumToken, tuple[str, ...]], ...]:
     """Each figure of the assertion with the content words that label it."""
     plain = _plain(assertion)
@@ -98,10 +109,14 @@ def number_labels(assertion: str) -> tuple[tuple[NumToken, tuple[str, ...]], ...
     return tuple((token, _label(plain, tokens, index)) for index, token in enumerate(tokens))
 
 
-def number_coverage(assertion: str, clause: str) -> NumberCoverage:
-    """Whether one clause covers every figure of the assertion: same sign, unit, order, label and identifiers."""
+def number_coverage(assertion: str, clause: str, *, labels: bool = True) -> NumberCoverage:
+    """Whether one clause covers every figure of the assertion: same sign, unit, order, label and identifiers.
+
+    ``labels=False`` leaves the label words to the caller, which checks every word of the claim with
+    normalisation (:mod:`wording`) instead of the exact words checked here.
+    """
     plain = _plain(assertion)
-    return _check(plain, all_numbers(plain), frozenset(), _plain(clause))
+    return _check(plain, all_numbers(plain), frozenset(), _plain(clause), labels=labels)
 
 
 def calculation_coverage(assertion: str, derive: str, clause: str) -> NumberCoverage:
@@ -174,7 +189,9 @@ def _plain(text: str) -> str:
     return unicodedata.normalize("NFKC", plain_text(text))
 
 
-def _check(plain: str, tokens: Sequence[NumToken], skip: frozenset[int], clause: str) -> NumberCoverage:
+def _check(
+    plain: str, tokens: Sequence[NumToken], skip: frozenset[int], clause: str, *, labels: bool = True
+) -> NumberCoverage:
     available = all_numbers(clause)
     needed = [(index, token) for index, token in enumerate(tokens) if index not in skip]
     position = 0
@@ -188,6 +205,8 @@ def _check(plain: str, tokens: Sequence[NumToken], skip: frozenset[int], clause:
     missing_ids = tuple(ident for ident in _identifiers(plain, tokens) if ident not in _chunks(clause))
     if missing_ids:
         return NumberCoverage(False, "identifier", missing_ids)
+    if not labels:
+        return COVERED
     clause_words = set(plain_words(clause))
     # Every figure's label counts, derived ones too, and so do the words after the last figure
     # ("paid 1.5 bps *less*"): a figure is licensed only with what the assertion says about it.

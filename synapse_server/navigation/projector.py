@@ -108,7 +108,9 @@ def trace_surface(decision: Decision, view: View, telemetry: Telemetry) -> Trace
     ]
     abstention = None
     if decision.verdict == "abstain":
-        abstention = TraceAbstention(reasons=list(decision.reasons), detail=decision.detail)
+        abstention = TraceAbstention(
+            reasons=list(decision.reasons), detail="; ".join((decision.detail, *decision.problems))
+        )
     trace = TraceSurface(
         verdict=decision.verdict,
         status=decision.status,

@@ -24,9 +24,16 @@ from synapse_server.navigation.claims import (
     Reason,
     ordered_reasons,
 )
-from synapse_server.navigation.coverage import calculation_coverage, is_restatement, licensing_clause, restated_unit
+from synapse_server.navigation.coverage import restated_unit
 from synapse_server.navigation.epistemics import Status, weakest
-from synapse_server.navigation.numbers import all_numbers
+from synapse_server.navigation.licence import (
+    Clause,
+    Licence,
+    Problem,
+    conjunction_kind,
+    license_calculation,
+    license_words,
+)
 from synapse_server.navigation.text import normalise_words, plain_text
 from synapse_server.navigation.view import View
 
@@ -48,7 +55,9 @@ def route(answer: Answer, view: View, version: int) -> Decision:
     reasons: set[str] = set()
     for cid in sorted(closure):
         reasons.update(findings[cid].reasons)
-    unbound = [text for text, cid in assertions if not _restates(text, findings[cid].text)]
+    unbound = [(text, cid) for text, cid in assertions if not _restates(text, findings[cid].text)]
+    # A ``which``-join stands for its premises' subjects: it may conclude, but its own words are never published.
+    unbound += [(text, cid) for text, cid in assertions if findings[cid].joined == "relative"]
     answer_text = answer.prose if version == 2 else conclusion.text
     marked_up = not _markup_free(answer_text or "") or any(not _markup_free(text) for text, _ in assertions)
     if unbound or marked_up:
@@ -69,19 +78,19 @@ def route(answer: Answer, view: View, version: int) -> Decision:
             version=version,
         )
     ordered = ordered_reasons(frozenset(reasons)) or ("low-coverage",)
+    problems = _problems(closure, findings, unbound, marked_up)
     return Decision(
         verdict="abstain",
         status=None,
         reasons=ordered,
         conclusion=conclusion.id,
         outdated=False,
-        detail="the answer carries markup (a link, an image or HTML) that is not evidence"
-        if marked_up
-        else _detail(ordered[0], unbound),
+        detail=_detail(ordered[0], marked_up, bool(unbound)),
         claims=findings,
         assertions=assertions,
         answer_text=None,
         version=version,
+        problems=problems,
     )
 
 
@@ -106,30 +115,40 @@ def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> C
     citations = tuple(_cite(ref, view) for ref in claim.cites)
     premises = tuple(done[p] for p in claim.premises)
     reasons: set[Reason] = set()
+    problems: list[Problem] = []
     for c in citations:
         if c.address is None or c.unresolved:
             reasons.add("missing-hop")
+            problems.append(Problem(claim.id, "missing-hop", f"{c.ref} is not a rendered node or its source is absent"))
         if c.stale:
             reasons.add("stale")
+            problems.append(Problem(claim.id, "stale", f"{c.ref} no longer verifies the bytes it pins"))
         if c.refuted:
             reasons.add("false-premise")
+            problems.append(Problem(claim.id, "false-premise", f"a verifier refuted {c.ref}"))
     for p in premises:
         if not p.licensed:
             reasons.update(p.reasons or ("low-coverage",))
+            problems.append(Problem(claim.id, "premise", f"premise {p.id} is not licensed"))
 
     statuses: list[Status] = [c.status or "inferred" for c in citations] + [p.status for p in premises]
     status = weakest(statuses) if statuses else "inferred"
+    licence = _license(claim, citations, premises, view)
     extrapolation = claim.form in CAPPING_FORMS
-    if claim.form in ("restatement", "deduction", "comparison") and not _carries_over(claim, citations, premises, view):
+    carried = licence.verbatim or licence.joined is not None
+    if claim.form in ("restatement", "deduction", "comparison") and not carried:
         # Code cannot check entailment: a deduction or comparison keeps its grounds' status only when it
-        # says exactly what a cited clause or a premise says; any new wording is an extrapolation.
+        # says exactly what a cited clause or a premise says (or joins its premises); new wording is a paraphrase.
         extrapolation = True
     if extrapolation:
         status = "inferred"
-
-    licensed, clauses = _license(claim, citations, premises, view)
+    licensed = licence.licensed
     if not licensed and not reasons:
         reasons.add("low-coverage")
+    if not licensed and not problems:
+        problems.extend(licence.problems)
+    elif not licensed:
+        problems.extend(p for p in licence.problems if p not in problems)
     outdated = licensed and (any(c.outdated for c in citations if c.licensable) or any(p.outdated for p in premises))
     if reasons - {"low-coverage"}:
         licensed = False
@@ -144,7 +163,9 @@ def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> C
         reasons=ordered_reasons(frozenset(reasons)) if not licensed else (),
         extrapolation=extrapolation,
         outdated=outdated,
-        clauses=clauses,
+        clauses=licence.clauses if licensed else (),
+        problems=tuple(p.line() for p in problems) if not licensed else (),
+        joined=licence.joined if licensed else None,
     )
 
 
@@ -168,64 +189,59 @@ def _cite(ref: str, view: View) -> CitationFinding:
     )
 
 
-def _units_of(address: str, view: View) -> list[str]:
-    """The atomic clauses of a node: what one number may be licensed by."""
-    node = view.graph.nodes[address]
-    units = [u.text for u in atomic_units(node.body)]
+def _clauses_of(citation: CitationFinding, view: View) -> list[Clause]:
+    """The atomic clauses of a cited node (with their heading paths): what one claim may be licensed by."""
+    assert citation.address is not None
+    node = view.graph.nodes[citation.address]
+    clauses = [Clause(u.text, tuple(getattr(u, "headings", ())), citation.ref) for u in atomic_units(node.body)]
     if node.type in CLAIM_TYPES and node.title:
-        units.append(node.title)
-    return units
+        clauses.append(Clause(node.title, (), citation.ref))
+    return clauses
 
 
-def _targets_of(address: str, view: View) -> list[str]:
+def _targets_of(citation: CitationFinding, view: View) -> list[Clause]:
     """What a restatement may copy: atomic units, whole sentences, and a claim note's own claim."""
-    node = view.graph.nodes[address]
-    targets = [u.text for u in restatement_targets(node.body)]
+    assert citation.address is not None
+    node = view.graph.nodes[citation.address]
+    targets = [Clause(u.text, (), citation.ref) for u in restatement_targets(node.body)]
     if node.type in CLAIM_TYPES and node.title:
-        targets.append(node.title)
+        targets.append(Clause(node.title, (), citation.ref))
     return targets
-
-
-def _verbatim(text: str, citations: tuple[CitationFinding, ...], view: View) -> bool:
-    return any(c.address is not None and is_restatement(text, _targets_of(c.address, view)) for c in citations)
-
-
-def _carries_over(
-    claim: Claim, citations: tuple[CitationFinding, ...], premises: tuple[ClaimFinding, ...], view: View
-) -> bool:
-    """The claim restates a cited clause verbatim, or (for a derived form) one of its premises."""
-    if _verbatim(claim.text, citations, view):
-        return True
-    return claim.form != "restatement" and any(_restates(claim.text, p.text) for p in premises)
 
 
 def _license(
     claim: Claim, citations: tuple[CitationFinding, ...], premises: tuple[ClaimFinding, ...], view: View
-) -> tuple[bool, tuple[str, ...]]:
-    """Whether the claim is licensed, and by which clause texts (never pooled across clauses)."""
-    text = claim.text
-    if claim.form == "calculation":
-        return _license_calculation(claim, citations, premises, view)
+) -> Licence:
+    """Whether the claim is licensed, by which clause texts (never pooled across clauses), and why not."""
     verified = [c for c in citations if c.licensable and c.address is not None]
-    if citations:
+    unlicensed = [p.id for p in premises if not p.licensed]
+    if unlicensed:
+        return Licence(False)
+    if citations and not verified:
+        refs = ", ".join(c.ref for c in citations if c.address is not None)
+        detail = f"no cited node is verified ({refs} {'is' if len(citations) == 1 else 'are'} inferred)"
+        return Licence(False, problems=(Problem(claim.id, "unverified", detail),))
+    candidates = [clause for c in verified for clause in _clauses_of(c, view)]
+    candidates.extend(Clause(text, (), p.id) for p in premises for text in p.clauses)
+    if claim.form == "calculation":
+        return license_calculation(claim, candidates)
+    if not citations:
+        if not premises:
+            return Licence(False, problems=(Problem(claim.id, "uncovered", "cites nothing and rests on no premise"),))
+        for p in premises:
+            if normalise_words(claim.text) == normalise_words(p.text):
+                return Licence(True, p.clauses, verbatim=True)
+        joined = conjunction_kind(claim.text, [p.text for p in premises])
+        if joined is not None:
+            return Licence(True, tuple(c for p in premises for c in p.clauses), verbatim=False, joined=joined)
+    targets = [target for c in verified for target in _targets_of(c, view)]
+    licence = license_words(claim, candidates, verbatim_targets=targets)
+    if licence.verbatim and citations:
         for c in verified:
-            assert c.address is not None
-            restated = restated_unit(text, _targets_of(c.address, view))
-            if restated is not None:
-                return True, _clauses_within(restated, c.address, view)
-            clause = licensing_clause(text, _units_of(c.address, view))
-            if clause is not None:
-                return True, (_clause_text(clause),)
-        return False, ()
-    if not premises or not all(p.licensed for p in premises):
-        return False, ()
-    if not all_numbers(text):
-        return True, tuple(c for p in premises for c in p.clauses)
-    for p in premises:
-        clause = licensing_clause(text, list(p.clauses))
-        if clause is not None:
-            return True, (_clause_text(clause),)
-    return False, ()
+            restated = restated_unit(claim.text, [t.text for t in _targets_of(c, view)])
+            if restated is not None and c.address is not None:
+                return Licence(True, _clauses_within(restated, c.address, view), verbatim=True)
+    return licence
 
 
 def _clauses_within(restated: str, address: str, view: View) -> tuple[str, ...]:
@@ -236,26 +252,6 @@ def _clauses_within(restated: str, address: str, view: View) -> tuple[str, ...]:
             inside = tuple(u.text for u in atomic_units(body) if target.start <= u.start and u.end <= target.end)
             return inside or (restated,)
     return (restated,)
-
-
-def _license_calculation(
-    claim: Claim, citations: tuple[CitationFinding, ...], premises: tuple[ClaimFinding, ...], view: View
-) -> tuple[bool, tuple[str, ...]]:
-    """A derived figure is licensed only by an evaluated derivation whose operands one clause supplies."""
-    if claim.derive is None or any(not p.licensed for p in premises):
-        return False, ()
-    sources: list[str] = [
-        u for c in citations if c.licensable and c.address is not None for u in _units_of(c.address, view)
-    ]
-    sources.extend(clause for p in premises for clause in p.clauses)
-    for source in sources:
-        if calculation_coverage(claim.text, claim.derive, source).covered:
-            return True, (source,)
-    return False, ()
-
-
-def _clause_text(span: object) -> str:
-    return span if isinstance(span, str) else str(getattr(span, "text", span))
 
 
 def _markup_free(text: str) -> bool:
@@ -285,7 +281,31 @@ def _premises_first(answer: Answer) -> list[Claim]:
     return ordered
 
 
-def _detail(reason: str, unbound: list[str]) -> str:
+def _problems(
+    closure: frozenset[str], findings: Mapping[str, ClaimFinding], unbound: list[tuple[str, str]], marked_up: bool
+) -> tuple[str, ...]:
+    """Every per-claim refusal in the closure, then the prose that is not licensed: what the model can fix."""
+    lines: list[str] = [line for cid in sorted(closure) for line in findings[cid].problems]
+    for text, cid in unbound:
+        if findings[cid].joined == "relative":
+            lines.append(
+                f'{cid}: which-join: a claim joined with "which" may conclude but not be cited in prose; cite the joined claims\' own sentences'
+            )
+        else:
+            lines.append(f'{cid}: unbound-prose: the cited span "{_clip(text)}" is not the text of {cid}')
+    if marked_up:
+        lines.append("prose: markup: links, images and HTML are not evidence; write plain text")
+    return tuple(dict.fromkeys(lines))
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _detail(reason: str, marked_up: bool, unbound: bool) -> str:
+    if marked_up:
+        return "the answer carries markup (a link, an image or HTML) that is not evidence"
     if unbound:
         return "a prose assertion does not restate the claim it is bound to"
     return {

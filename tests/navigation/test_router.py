@@ -354,15 +354,16 @@ def test_weakest_link_across_premises_grounded_and_measured_is_measured(view: Vi
 
 
 @pytest.mark.parametrize("form", ["deduction", "comparison"])
-def test_number_free_deduction_in_new_words_is_hedged_not_grounded(view: View, form: str) -> None:
+def test_number_free_deduction_in_new_words_abstains_low_coverage(view: View, form: str) -> None:
     cited = answer(f"claim c1 [{form}] cites n1 :: The moon is made of cheese.")
     from_premise = answer(
         CALC_PREMISE, f"claim c2 [{form}] from c1 :: Transaction costs increased and Sharpe decreased.", conclude="c2"
     )
     for text, conclusion in ((cited, "c1"), (from_premise, "c2")):
         decision = decide(text, view)
-        assert decision.status == "inferred"
-        assert decision.claims[conclusion].extrapolation is True
+        assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
+        assert decision.claims[conclusion].licensed is False
+        assert any(f"{conclusion}: words" in line for line in decision.problems), decision.problems
 
 
 def test_a_licensing_outdated_node_keeps_its_status_and_flags_the_decision(view: View) -> None:
