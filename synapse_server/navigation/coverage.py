@@ -210,10 +210,10 @@ def _check(
     clause_words = set(plain_words(clause))
     # Every figure's label counts, derived ones too, and so do the words after the last figure
     # ("paid 1.5 bps *less*"): a figure is licensed only with what the assertion says about it.
-    labels = [word for index in range(len(tokens)) for word in _label(plain, tokens, index)]
+    words = [word for index in range(len(tokens)) for word in _label(plain, tokens, index)]
     if tokens:
-        labels.extend(_content(plain, tokens[-1].end, len(plain)))
-    missing = tuple(dict.fromkeys(word for word in labels if word not in clause_words))
+        words.extend(_content(plain, tokens[-1].end, len(plain)))
+    missing = tuple(dict.fromkeys(word for word in words if word not in clause_words))
     return NumberCoverage(False, "label", missing) if missing else COVERED
 
 
