@@ -10,6 +10,7 @@ corpus. Arguments after the subcommand go to that harness unchanged.
     project     a user's own question set against their workspace (project_eval.py)
     perf        the performance report: every figure, baselines as ratios; writes REPORT.md and latency.png (report.py)
     parse       MemDSL parse/serialize throughput (parse_bench.py)
+    text        how the engine's text functions scale with hostile input (text_bench.py)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ HARNESSES = {
     "project": "dev.synapse_bench.project_eval",
     "perf": "dev.synapse_bench.report",
     "parse": "dev.synapse_bench.parse_bench",
+    "text": "dev.synapse_bench.text_bench",
 }
 
 

@@ -193,3 +193,18 @@ def test_grouped_and_plain_integers_are_the_same_figure(number: int) -> None:
 def test_a_decimal_keeps_its_stated_precision(number: int, places: int) -> None:
     text = f"{number / 10**places:.{places}f}"
     assert _one(text).places == places
+
+
+def test_a_long_run_of_digit_groups_that_ends_badly_reads_as_separate_numbers() -> None:
+    # "123,123,…,1234" once made scanning quadratic; the bounded group count keeps it linear and the reading
+    # is unchanged: a run that is not a strict thousands number is a list of numbers.
+    text = "123," * 4000 + "1234"
+    tokens = all_numbers(text)
+    assert len(tokens) == 4001
+    assert {token.value for token in tokens[:-1]} == {123}
+    assert tokens[-1].value == 1234
+
+
+def test_a_strict_thousands_number_of_eight_groups_is_still_one_figure() -> None:
+    (token,) = all_numbers("a balance of 1,000,000,000,000,000,000,000,000 units")
+    assert token.value == 10**24
