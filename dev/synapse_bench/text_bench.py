@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from itertools import pairwise
 
 from synapse_server.navigation.atoms import atomic_units
 from synapse_server.navigation.numbers import all_numbers
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     for fname, function in FUNCTIONS.items():
         for iname, make in INPUTS.items():
             seconds = [measure(function, make(size)) for size in sizes]
-            ratios = [b / a for a, b in zip(seconds, seconds[1:], strict=False) if a > 0]
+            ratios = [b / a for a, b in pairwise(seconds) if a > 0]
             ratio = f"{max(ratios):.1f}" if ratios else "-"
             print(f"{fname:<16} {iname:<32} " + " ".join(f"{s:>7.3f}s" for s in seconds) + f"  {ratio:>6}")
     return 0

@@ -33,7 +33,7 @@ NumKind = Literal[
 ]  # fmt: skip
 Sign = Literal["+", "-", "±"]
 
-NUMERAL = r"(?:\d{1,3}(?:,\d{3}){1,%d}(?:\.\d+)?(?!\d|,\d)|\d+(?:\.\d+)?)" % 8
+NUMERAL = r"(?:\d{1,3}(?:,\d{3}){1,8}(?:\.\d+)?(?!\d|,\d)|\d+(?:\.\d+)?)"
 """A written number: strict three-digit groups (at most eight, up to 10^27) or plain digits, optional decimals.
 
 The group count is bounded so a long run such as ``123,123,…,1234`` costs constant work per position:
