@@ -29,3 +29,14 @@ def test_canonical_corpus_has_no_regression_against_the_locked_baseline(corpus: 
     result = check(summary, baseline)
     assert result.regressions == []
     assert [case for case in summary.unsafe if case not in baseline.known_failures] == []
+
+
+def test_the_replay_category_holds_every_reply_of_the_shared_corpus_with_its_expectation(corpus: Corpus) -> None:
+    replay = {case.id: case for case in corpus.cases if case.category == "replay"}
+    real = [cid for cid in replay if cid.startswith("demo")]
+    assert len(real) == 24
+    for cid in ("demo01-t2", "demo07-t1", "demo13-t1"):
+        assert replay[cid].expect.verdict == "answer"
+    assert replay["demo13-t1"].expect.outdated is True
+    twins = [case for cid, case in replay.items() if cid.endswith("-twin")]
+    assert twins and all(case.expect.verdict == "abstain" for case in twins)
