@@ -118,11 +118,14 @@ def run_loop(
             else:
                 decision = route(output.terminal, outcome.view, output.version)
         outcome.decision = decision
+        abstained = isinstance(output.terminal, Abstention)
         wants_more = decision.verdict == "abstain" and bool(set(decision.reasons) & RENAVIGATE_ON)
+        # A model that abstains while asking to read (actions above @abstain) gets its turn whatever the label.
+        wants_more = wants_more or (abstained and bool(actions))
         if wants_more and outcome.renavigations < MAX_RENAVIGATIONS and (actions or decision.claims):
             renavigating = True
             response = serialize_response(execution.response)
-            extra = renavigation_note(response, ", ".join(decision.reasons))
+            extra = renavigation_note(response, ", ".join(decision.reasons), decision.problems, abstained=abstained)
             continue
         if decision.verdict == "abstain" and execution.refused and any("hop budget" in r for r in execution.refused):
             return _halt(outcome, "hops", "the hop budget ran out before the answer was licensed")

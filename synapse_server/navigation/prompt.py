@@ -1,8 +1,9 @@
 """The one versioned navigation prompt: question, envelope, advisory focus handles, remaining budgets.
 
-The template lives in ``prompts/navigate_v2.txt`` so it can be read and
-reviewed as a document; its worked example is parsed by a test, so the prompt
-can never teach a grammar the parser refuses. The section markers are stable:
+The template lives in ``prompts/navigate_v3.txt`` so it can be read and
+reviewed as a document; its worked examples are parsed and routed by tests, so
+the prompt can never teach a grammar the parser refuses or an answer the router
+would not accept. The section markers are stable:
 the offline ``extractive`` navigator reads the question and envelope back
 from them.
 """
@@ -14,7 +15,7 @@ from functools import cache
 from importlib import resources
 from string import Template
 
-PROMPT_VERSION = "navigate_v2"
+PROMPT_VERSION = "navigate_v3"
 _SECTION = re.compile(r"^=== (?P<name>[A-Z ]+) ===\n(?P<body>.*?)\n=== END (?P=name) ===$", re.S | re.M)
 
 
@@ -40,6 +41,7 @@ def build_prompt(
         question=" ".join(question.split()),  # one line: a question cannot forge the envelope's section markers
         envelope=envelope.rstrip("\n"),
         tokens_left=tokens_left,
+        words_left=tokens_left * 3 // 4,
         hops_left=hops_left,
         focus=", ".join(focus) if focus else "(none)",
         extra=f"\n{extra.rstrip()}\n" if extra else "",
@@ -54,26 +56,64 @@ def sections(prompt: str) -> dict[str, str]:
     return found
 
 
+EXAMPLES = ("RESTATEMENT", "CONJUNCTION", "CALCULATION", "ABSTENTION")
+
+
+def example_artifacts() -> dict[str, str]:
+    """The worked examples the prompt teaches, by name (tests parse and route every one)."""
+    found = sections(template_text())
+    return {name: found[f"EXAMPLE {name}"] + "\n" for name in EXAMPLES}
+
+
 def example_artifact() -> str:
-    """The worked example the prompt teaches (a test parses it)."""
-    return sections(template_text())["EXAMPLE"] + "\n"
+    """The first worked example (a single restatement)."""
+    return example_artifacts()["RESTATEMENT"]
 
 
-def renavigation_note(response_text: str, finding: str) -> str:
-    return (
-        "=== PREVIOUS TURN ===\n"
-        f"Your previous answer was not accepted: {finding}.\n"
-        "Your actions returned:\n"
-        f"{response_text.rstrip()}\n"
-        "=== END PREVIOUS TURN ===\n"
-        "This is your last turn: answer only what the evidence licenses, or abstain."
+def fixed_instructions() -> str:
+    """The part of every prompt that never changes: the instructions and worked examples, cacheable as a system prompt."""
+    text = template_text()
+    return text[: text.index("=== QUESTION ===")].rstrip() + "\n"
+
+
+def renavigation_note(
+    response_text: str, finding: str, problems: tuple[str, ...] = (), *, abstained: bool = False
+) -> str:
+    """The one re-navigation: what failed, claim by claim, and what the actions returned."""
+    if abstained:
+        head = f"You abstained ({finding}) and asked for evidence; your actions ran."
+    else:
+        head = f"Your previous answer was not accepted ({finding})."
+    lines = ["=== PREVIOUS TURN ===", head]
+    if problems:
+        lines.append("What failed (claim: rule: details):")
+        lines.extend(f"- {problem}" for problem in problems)
+    lines.extend(("Your actions returned:", response_text.rstrip(), "=== END PREVIOUS TURN ==="))
+    lines.append(
+        "This is your last turn: fix what failed using the evidence above (copy sentences, or keep every word "
+        "supported), or abstain with the label that fits."
     )
+    return "\n".join(lines)
+
+
+_REPAIR_HINTS = {
+    "claim.clause": "a claim's clauses come in the order cites, from, derive",
+    "cite.outside_closure": "every claim cited in the prose must be the conclusion or reachable from it through from",
+    "conclude.uncited": "the conclusion must rest (directly or through from) on a claim that cites evidence",
+    "claim.status": "never write a status: the engine derives it",
+    "claim.derive": 'only a [calculation] carries derive "<arithmetic>"',
+    "fence.open": "reply with the artifact only, no markdown fences",
+    "output.preamble": "the first line must be @memdsl.out/2, with nothing before it",
+    "terminal.trailing": "nothing may follow the terminal block",
+}
 
 
 def repair_note(code: str, line: int, message: str) -> str:
+    hint = _REPAIR_HINTS.get(code)
     return (
         "=== PARSE ERROR ===\n"
         f"Your previous reply was not a valid @memdsl.out/2 artifact: line {line}: [{code}] {message}\n"
-        "=== END PARSE ERROR ===\n"
+        + (f"Rule: {hint}.\n" if hint else "")
+        + "=== END PARSE ERROR ===\n"
         "Reply again with one valid artifact and nothing else."
     )

@@ -148,7 +148,7 @@ def test_an_expansion_after_the_hop_rounds_are_spent_halts_hops(sub: Substrate) 
     assert len(model.history) == 2
     assert (outcome.halted_reason, outcome.loop_break, outcome.decision) == ("hops", "hops", None)
     assert TURNOVER not in outcome.view.order and SHARPE in outcome.view.order
-    assert "0 expansion round(s)" in model.history[1].text
+    assert "expand or join 0 more time(s)" in model.history[1].text
 
 
 def test_each_expanding_turn_spends_one_hop_round(sub: Substrate) -> None:
@@ -156,7 +156,10 @@ def test_each_expanding_turn_spends_one_hop_round(sub: Substrate) -> None:
     second = artifact("expand(n2)", *GOOD.splitlines()[1:])
     model = FakeModel(first, second)
     outcome = loop(sub, model, hop_rounds=2)
-    assert "2 expansion round(s)" in model.history[0].text and "1 expansion round(s)" in model.history[1].text
+    assert (
+        "expand or join 2 more time(s)" in model.history[0].text
+        and "expand or join 1 more time(s)" in model.history[1].text
+    )
     assert outcome.view.order == (COST, SHARPE, TURNOVER)
     assert (outcome.halted_reason, outcome.hops) == ("answer", 2)
 
@@ -185,3 +188,33 @@ def test_every_outcome_has_a_halted_reason(sub: Substrate, name: str) -> None:
     result = project(outcome, ModelInfo(provider="fake", id="fake"))
     assert result.halted_reason == outcome.halted_reason
     assert (result.answer_surface is None) is (result.verdict != "answer")
+
+
+@pytest.mark.parametrize("label", ["stale", "missing-hop", "low-coverage"])
+def test_an_abstention_that_asks_to_read_gets_its_re_navigation_whatever_its_label(sub: Substrate, label: str) -> None:
+    first = artifact("expand(n1)", f"@abstain {label} :: reading the neighbours first")
+    second = artifact(
+        "@answer",
+        "claim c1 [restatement] cites n2 :: Sharpe decreased from 1.4 to 1.1 after costs rose.",
+        "prose :: Sharpe decreased from 1.4 to 1.1 after costs rose.",
+        "cite c1 :: Sharpe decreased from 1.4 to 1.1 after costs rose.",
+        "conclude c1",
+    )
+    model = FakeModel(first, second)
+    outcome = loop(sub, model)
+    assert outcome.renavigations == 1 and len(model.history) == 2
+    assert outcome.decision is not None and outcome.decision.verdict == "answer"
+    assert "You abstained" in sections(model.history[1].text)["PREVIOUS TURN"]
+
+
+def test_an_abstention_without_actions_is_final(sub: Substrate) -> None:
+    model = FakeModel(artifact("@abstain stale :: the pin is stale"))
+    outcome = loop(sub, model)
+    assert outcome.renavigations == 0 and len(model.history) == 1
+
+
+def test_the_re_navigation_prompt_names_the_failing_claim_and_its_tokens(sub: Substrate) -> None:
+    model = FakeModel(UNLICENSED, GOOD)
+    loop(sub, model)
+    previous = sections(model.history[1].text)["PREVIOUS TURN"]
+    assert '- c1: changed-number: figure "9 bps"' in previous, previous

@@ -104,6 +104,15 @@ def test_the_trace_of_an_abstention_carries_its_reasons(view: View) -> None:
     assert trace.abstention is not None and trace.abstention.reasons == ["low-coverage"]
 
 
+def test_the_trace_of_an_abstention_names_each_failing_claim_without_source_bodies(view: View) -> None:
+    decision = decide(answer("claim c1 [restatement] cites n1 :: Debit costs were reissued at 5 bps and 8 bps."), view)
+    trace = trace_surface(decision, view, TELEMETRY)
+    assert trace.abstention is not None
+    assert "c1: " in trace.abstention.detail and "reissued" in trace.abstention.detail
+    body = view.graph.nodes[view.address_of("n1") or ""].body
+    assert body not in trace.abstention.detail
+
+
 def _tamper_status(d: Decision) -> Decision:
     return replace(d, status="grounded")
 

@@ -11,6 +11,8 @@ from synapse_server.navigation.prompt import (
     PROMPT_VERSION,
     build_prompt,
     example_artifact,
+    example_artifacts,
+    fixed_instructions,
     renavigation_note,
     repair_note,
     sections,
@@ -27,22 +29,48 @@ def prompt(question: str = "How did costs change?", **kwargs: object) -> str:
     return build_prompt(question, ENVELOPE, **options)  # type: ignore[arg-type]
 
 
-def test_the_worked_example_parses_as_a_v2_answer() -> None:
-    output = parse_output(example_artifact())
-    assert output.version == 2 and isinstance(output.terminal, Answer)
-    assert [a.verb for a in output.actions] == ["ground"]
+EXCERPT = world(
+    node(
+        "mem:tree:deci-costs",
+        "Transaction costs increased from 5 bps to 8 bps.\nSlippage doubled after the venue change.",
+    ),
+    node("mem:tree:deci-dd", "Volatility scaling reduced the maximum drawdown from 21% to 14%.", status="measured"),
+)
 
 
-def test_the_worked_example_is_licensed_by_its_own_envelope_excerpt() -> None:
-    view = world(node("mem:tree:deci-cost-model", "Transaction costs increased from 5 bps to 8 bps."))
-    output = parse_output(example_artifact())
-    assert isinstance(output.terminal, Answer)
-    decision = route(output.terminal, view, output.version)
-    assert (decision.verdict, decision.status) == ("answer", "grounded")
+def test_every_worked_example_parses_as_a_v2_artifact_without_a_redundant_ground() -> None:
+    for name, text in example_artifacts().items():
+        output = parse_output(text)
+        assert output.version == 2, name
+        if name != "ABSTENTION":
+            assert isinstance(output.terminal, Answer) and not output.actions, name
+    assert [a.verb for a in parse_output(example_artifacts()["ABSTENTION"]).actions] == ["ground", "expand"]
+
+
+def test_every_worked_answer_is_licensed_by_the_envelope_excerpt_with_the_status_it_teaches() -> None:
+    expected = {"RESTATEMENT": "grounded", "CONJUNCTION": "grounded", "CALCULATION": "measured"}
+    for name, status in expected.items():
+        output = parse_output(example_artifacts()[name])
+        assert isinstance(output.terminal, Answer)
+        decision = route(output.terminal, EXCERPT, output.version)
+        assert (decision.verdict, decision.status) == ("answer", status), (name, decision.problems)
+
+
+def test_the_fixed_instructions_are_the_prompt_before_the_question() -> None:
+    text = prompt()
+    assert text.startswith(fixed_instructions())
+    assert "$" not in fixed_instructions() and "=== QUESTION ===" not in fixed_instructions()
+
+
+def test_the_prompt_defines_the_four_abstention_labels_and_the_clause_order() -> None:
+    text = template_text()
+    for label in ("missing-hop", "stale", "false-premise", "low-coverage"):
+        assert f"- {label}:" in text
+    assert "cites, then from, then derive" in text
 
 
 def test_the_template_is_the_versioned_file() -> None:
-    assert PROMPT_VERSION == "navigate_v2"
+    assert PROMPT_VERSION == "navigate_v3"
     assert "@memdsl.out/2" in template_text() and "$question" in template_text()
 
 
@@ -50,7 +78,7 @@ def test_question_and_envelope_read_back_from_their_sections() -> None:
     found = sections(prompt())
     assert found["QUESTION"] == "How did costs change?"
     assert found["ENVELOPE"] == ENVELOPE.rstrip("\n")
-    assert parse_output(found["EXAMPLE"] + "\n") == parse_output(example_artifact())
+    assert parse_output(found["EXAMPLE RESTATEMENT"] + "\n") == parse_output(example_artifact())
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=200))
@@ -65,21 +93,29 @@ def test_a_multi_line_question_cannot_forge_the_envelope_section() -> None:
     assert "\n" not in found["QUESTION"]
 
 
-def test_budgets_and_advisory_focus_are_stated() -> None:
+def test_budgets_and_one_advisory_focus_line_are_stated_in_words() -> None:
     text = prompt()
-    assert "Budgets remaining: 1234 tokens, 2 expansion round(s)." in text
-    assert "Focus handles (advisory): n1, n3" in text
-    assert "Focus handles (advisory): (none)" in prompt(focus=[])
+    assert "about 1234 tokens (roughly 925 words) remain" in text and "expand or join 2 more time(s)" in text
+    assert text.count("(advisory)") == 1
+    assert "worth a ground or expand (advisory): n1, n3" in text
+    assert "worth a ground or expand (advisory): (none)" in prompt(focus=[])
 
 
-def test_a_renavigation_note_is_its_own_section() -> None:
-    note = renavigation_note("@memdsl.resp/1\nstatus ok\n", "low-coverage")
+def test_a_renavigation_note_is_its_own_section_and_names_each_failing_claim() -> None:
+    problem = 'c3: label: label words "reissued", "debit" not in the cited clause of n1'
+    note = renavigation_note("@memdsl.resp/1\nstatus ok\n", "low-coverage", (problem,))
     found = sections(prompt(extra=note))
-    assert found["PREVIOUS TURN"].splitlines()[0] == "Your previous answer was not accepted: low-coverage."
+    assert found["PREVIOUS TURN"].splitlines()[0] == "Your previous answer was not accepted (low-coverage)."
+    assert f"- {problem}" in found["PREVIOUS TURN"]
     assert "@memdsl.resp/1\nstatus ok" in found["PREVIOUS TURN"]
     assert "PREVIOUS TURN" not in sections(prompt())
 
 
 def test_a_repair_note_names_the_error_code_and_line() -> None:
     found = sections(prompt(extra=repair_note("output.preamble", 1, "text before the header")))
-    assert found["PARSE ERROR"].endswith("line 1: [output.preamble] text before the header")
+    assert "line 1: [output.preamble] text before the header" in found["PARSE ERROR"]
+
+
+def test_a_clause_order_repair_note_states_the_order() -> None:
+    found = sections(prompt(extra=repair_note("claim.clause", 5, "from is repeated or out of order")))
+    assert "line 5: [claim.clause]" in found["PARSE ERROR"] and "cites, from, derive" in found["PARSE ERROR"]
