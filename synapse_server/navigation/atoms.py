@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from synapse_server.navigation.text import PlainBlock, markdown_blocks
+from synapse_server.navigation.text import BlockKind, PlainBlock, markdown_blocks
 
 __all__ = ["Unit", "atomic_units", "restatement_targets", "sentence_units"]
 
@@ -44,12 +44,15 @@ class Unit:
     list item, the text of its parent items. A heading's own path holds only
     the headings above it. A node's title is not part of its body: callers
     that treat the title as the outermost heading prepend it themselves.
+    ``kind`` is the kind of the block the unit came from (a heading is a
+    label, not a statement).
     """
 
     text: str
     start: int
     end: int
     headings: tuple[str, ...] = ()
+    kind: BlockKind = "paragraph"
 
 
 def atomic_units(body: str) -> tuple[Unit, ...]:
@@ -120,10 +123,10 @@ def _prose_blocks(body: str) -> list[tuple[_Block, tuple[str, ...]]]:
 class _Block:
     """A block with the set of its kept source offsets, computed once for all of its units."""
 
-    __slots__ = ("kept", "offsets", "text")
+    __slots__ = ("kept", "kind", "offsets", "text")
 
     def __init__(self, block: PlainBlock) -> None:
-        self.text, self.offsets = block.text, block.offsets
+        self.text, self.offsets, self.kind = block.text, block.offsets, block.kind
         self.kept = frozenset(block.offsets)
 
 
@@ -139,7 +142,7 @@ def _units(body: str, block: _Block, span: tuple[int, int], headings: tuple[str,
     text = block.text[start:end]
     if not any(char.isalnum() for char in text):
         return []
-    return [Unit(text, *_source_span(body, block, start, end), headings)]
+    return [Unit(text, *_source_span(body, block, start, end), headings, block.kind)]
 
 
 def _source_span(body: str, block: _Block, start: int, end: int) -> tuple[int, int]:

@@ -143,3 +143,8 @@ def test_a_long_sentence_of_independent_clauses_is_cut_at_every_conjunction() ->
     body = " and ".join(["the costs rose"] * 3_000) + "."
     units = atomic_units(body)
     assert len(units) == 3_000 and {unit.text for unit in units[:-1]} == {"the costs rose"}
+
+
+def test_a_unit_says_which_kind_of_block_it_came_from() -> None:
+    kinds = {unit.text: unit.kind for unit in atomic_units(ADR)}
+    assert (kinds["Context"], kinds["Log files"], kinds["Superseded by ADR 7."]) == ("heading", "item", "paragraph")
