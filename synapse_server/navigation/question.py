@@ -74,7 +74,7 @@ STOPWORDS = _words(
 FRAME_VERBS = _words(
     """change changed changes changing happen happened happens mean means meant decide decided decides chose choose
     chosen choosing pick picked select selected adopt adopted use used uses using describe described explain
-    explained say said says state stated record recorded go went work works worked handle handled deal dealt
+    explained say said says state stated record recorded work works worked handle handled deal dealt
     want wanted know known find found look looked reason reasons write writes wrote written writing implement
     implemented build built create created replace replaced replacing switch switched move moved moving migrate
     migrated reject rejected accept accepted consider considered prefer preferred drop dropped"""
@@ -185,15 +185,25 @@ def _form(words: list[str]) -> tuple[Form, str | None]:
 
 
 def _asked_noun(rest: list[str]) -> str | None:
-    """The head noun right after what/which ("what date *format* …"), or None ("what is …", "what happens …")."""
+    """The head noun right after what/which ("what date *format* …"), or None ("what is …", "what happens …").
+
+    The noun phrase ends at an auxiliary, a function word, a frame verb, or a
+    word in ``-s`` followed by a determiner ("which database *stores the* …").
+    """
     phrase: list[str] = []
-    for word in rest:
+    for at, word in enumerate(rest):
         if word in ("kind", "type", "sort", "of") and not phrase:
             continue
         if not _is_content(word) or word in FRAME_VERBS or word in AUXILIARIES:
             break
+        following = rest[at + 1] if at + 1 < len(rest) else ""
+        if phrase and word.endswith("s") and not word.endswith("ss") and following in _DETERMINERS:
+            break
         phrase.append(word)
     return stem(phrase[-1]) if phrase else None
+
+
+_DETERMINERS = _words("the a an our their its this these those each every all any some")
 
 
 def _terms(words: list[str], asked: str | None) -> tuple[Term, ...]:
