@@ -130,8 +130,9 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
     required = _required(question, documents)
     best: tuple[tuple[float, ...], Choice] | None = None
     for position, node in enumerate(nodes):
-        superseded = _superseded(node)
-        for index, candidate in enumerate(_candidates(node)):
+        units = atomic_units(node.body or "")
+        superseded = _superseded(units)
+        for index, candidate in enumerate(_candidates(node, units)):
             if not _eligible(question, required, node, candidate):
                 continue
             key = (
@@ -152,19 +153,23 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
 _SAFE_TEXT = re.compile(r"^[^\x00-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]+$")
 
 
-def _candidates(node: RenderNode) -> list[_Candidate]:
-    units = atomic_units(node.body or "")
+def _candidates(node: RenderNode, units: tuple[Unit, ...]) -> list[_Candidate]:
+    """The answerable units of a node with their match pools; a heading path's stems are computed once."""
     if node.elided:
         units = units[:-1]  # the last unit of a cut body may be cut mid-sentence
     title = stems(node.title or "")
+    places: dict[tuple[str, ...], tuple[frozenset[str], str | None]] = {}
     found: list[_Candidate] = []
     for unit in units:
         text = unit.text.strip()
         if unit.kind == "heading" or not text or not _SAFE_TEXT.match(text):
             continue
+        if unit.headings not in places:
+            path = frozenset().union(*(stems(heading) for heading in unit.headings))
+            places[unit.headings] = (title | path, _section(unit.headings))
+        context, section = places[unit.headings]
         own = stems(text)
-        pool = own | title | frozenset().union(*(stems(heading) for heading in unit.headings))
-        found.append(_Candidate(unit, _section(unit.headings), pool, own))
+        found.append(_Candidate(unit, section, own | context, own))
     return found
 
 
@@ -178,9 +183,9 @@ def _section(headings: tuple[str, ...]) -> str | None:
     return None
 
 
-def _superseded(node: RenderNode) -> bool:
+def _superseded(units: tuple[Unit, ...]) -> bool:
     """Whether the document says it is superseded: under a Status heading, or on a ``Status:`` line."""
-    for unit in atomic_units(node.body or ""):
+    for unit in units:
         section = _plain_heading(unit.headings[-1]) if unit.headings else ""
         if (section == "status" or unit.text.lower().startswith("status")) and _SUPERSEDED.search(unit.text):
             return True
