@@ -139,7 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--workdir", type=Path, default=None, help="build the fixture workspace here (default: temp)")
     parser.add_argument("--json", action="store_true", help="print every graded case and the totals as JSON")
-    parser.add_argument("--check", action="store_true", help=f"exit 1 on any wrong answer or under {TARGET:.0%}")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=f"exit 1 on any wrong answer or under {TARGET:.0%} correct".replace("%", "%%"),
+    )
     args = parser.parse_args(argv)
     quiet_logs()
     fixtures = load_fixtures()
