@@ -6,6 +6,7 @@ corpus. Arguments after the subcommand go to that harness unchanged.
 
     canonical   the deterministic corpus, its safety figures and the locked baseline (canonical/cli.py)
     replay      the corpus's replay category: a capable LLM's real replies and their adversarial twins (replay.py)
+    correctness answer correctness of the offline navigator on decision records (correctness/bench.py)
     live        the same corpus with a real model, repeated (live.py)
     sweep       VOI policy x hops x trace_floor under the canonical safety gate (sweep.py)
     project     a user's own question set against their workspace (project_eval.py)
@@ -22,6 +23,7 @@ import sys
 HARNESSES = {
     "canonical": "dev.synapse_bench.canonical.cli",
     "replay": "dev.synapse_bench.replay",
+    "correctness": "dev.synapse_bench.correctness.bench",
     "live": "dev.synapse_bench.live",
     "sweep": "dev.synapse_bench.sweep",
     "project": "dev.synapse_bench.project_eval",

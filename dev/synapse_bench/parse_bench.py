@@ -7,6 +7,11 @@ store with 3-8 body lines, claims that cite them, prose bound by exact quotes.
 ``serialize_output`` re-parses its own text as a round-trip backstop, so its
 figure includes one parse.
 
+A second table times ``atomic_units`` on pathological bodies (a run of
+initials, thousands of short sentences in one paragraph, a sentence of
+conjunctions that never cut) at 8 to 64 KB; the ratio per doubling of the
+size stays near 2 when the splitter is linear (it was about 4 before).
+
 Run: ``python -m dev.synapse_bench.parse_bench [--seconds S] [--json]``.
 Figures are measurements to compare across changes and machines; no test
 asserts a timing.
@@ -25,6 +30,7 @@ from typing import Any
 from memdsl.address import Address
 from memdsl.output import ActionCall, Answer, Binding, Claim, Output, parse_output, serialize_output
 from memdsl.render import STATUSES, Affordance, Gap, Render, RenderNode, parse_render, serialize_render
+from synapse_server.navigation.atoms import atomic_units
 
 _VOCABULARY = """
 transaction costs increased from basis points after the backtest sharpe ratio decreased net returns
@@ -137,14 +143,33 @@ def run(seconds: float) -> list[dict[str, Any]]:
     return rows
 
 
+SCALING_BODIES = {"initials": "A. ", "sentences": "Costs rose. ", "uncut-and": "x y z and "}
+SCALING_SIZES = (8_000, 16_000, 32_000, 64_000)
+
+
+def scaling(seconds: float) -> list[dict[str, Any]]:
+    """Milliseconds per ``atomic_units`` call for each pathological body and size, with the ratio per doubling."""
+    rows: list[dict[str, Any]] = []
+    for name, piece in SCALING_BODIES.items():
+        previous = None
+        for size in SCALING_SIZES:
+            body = piece * (size // len(piece))
+            ms = 1000.0 / rate(lambda body=body: atomic_units(body), seconds)  # type: ignore[misc]
+            rows.append({"kind": "atomic_units", "body": name, "chars": len(body), "ms": ms,
+                         "ratio": None if previous is None else ms / previous})  # fmt: skip
+            previous = ms
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=1.0, help="time budget per measurement (default 1.0)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
     rows = run(args.seconds)
+    units = scaling(args.seconds)
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(rows + units, indent=2))
         return 0
     print(f"python {sys.version.split()[0]}; best of 3 batches, ~{args.seconds:g}s per measurement")
     print(f"{'artifact':<20}{'bytes':>10}{'parse MB/s':>12}{'parse /s':>12}{'write MB/s':>12}{'write /s':>12}")
@@ -153,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['kind'] + ' ' + row['size']:<20}{row['bytes']:>10}{row['parse_mb_s']:>12.2f}"
             f"{row['parse_per_s']:>12.0f}{row['serialize_mb_s']:>12.2f}{row['serialize_per_s']:>12.0f}"
         )
+    print(f"\n{'atomic_units body':<20}{'chars':>10}{'ms/call':>12}{'x per 2x':>12}")
+    for row in units:
+        ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        print(f"{row['body']:<20}{row['chars']:>10}{row['ms']:>12.1f}{ratio:>12}")
     return 0
 
 

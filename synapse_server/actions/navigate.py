@@ -47,6 +47,8 @@ def with_summary(result: NavigateResult) -> NavigateOutput:
 
 
 def summarize(result: NavigateResult) -> str:
+    if result.verdict == "answer" and result.model.provider == "extractive":
+        return _extractive_summary(result)
     if result.verdict == "answer":
         said = result.answer_surface.text if result.answer_surface is not None else result.conclusion
         text = f"answer ({result.status}): {said or ''}"
@@ -57,6 +59,20 @@ def summarize(result: NavigateResult) -> str:
     else:
         text = f"failure ({result.halted_reason}): {result.detail}"
     return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 3] + "..."
+
+
+def _extractive_summary(result: NavigateResult) -> str:
+    """An offline answer says it is a quote picked by word matching, so no reader takes it for reasoning.
+
+    The note is never cut: a long quote is shortened instead.
+    """
+    surface = result.answer_surface
+    said = (surface.text if surface is not None else result.conclusion) or ""
+    sources = ", ".join(citation.address for citation in surface.citations) if surface is not None else ""
+    note = f" (quoted from {sources or 'the evidence'}; chosen by the offline navigator by matching the question)"
+    head = f"answer ({result.status}): "
+    room = max(SUMMARY_CHARS - len(head) - len(note), 20)
+    return head + (said if len(said) <= room else said[: room - 3] + "...") + note
 
 
 SPEC = ActionSpec(

@@ -47,7 +47,7 @@ from synapse_server.navigation.unit_algebra import (
     result_unit,
     states_unit,
 )
-from synapse_server.navigation.wording import DOWN, UP, canonical_word, direction_of, wording_support
+from synapse_server.navigation.wording import DOWN, UP, canonical_word, direction_of, heading_frame, wording_support
 
 __all__ = ["Clause", "Licence", "Problem", "conjunction_kind", "license_calculation", "license_words"]
 
@@ -96,7 +96,8 @@ def license_words(claim: Claim, candidates: Sequence[Clause], *, verbatim_target
         if not numbers.covered:
             failures.append((_overlap(plain, clause.text), _number_problem(claim.id, numbers, clause)))
             continue
-        words = wording_support(plain, clause.text, context=clause.headings)
+        frame = heading_frame(plain, clause.headings)
+        words = wording_support(plain, clause.text, context=clause.headings, skip=(frame,) if frame else ())
         if words.supported:
             return Licence(True, (clause.text,))
         problem = _word_problem(claim.id, words.rule, words.tokens, clause, labels=label_words(claim.text))

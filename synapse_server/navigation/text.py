@@ -2,21 +2,30 @@
 
 Bodies are Markdown, but list markers, heading marks, blockquote marks,
 emphasis, inline-code backticks, table pipes, link and image syntax, footnote
-markers, HTML tags and fences are formatting, not words. :func:`markdown_blocks`
-removes them while remembering where every kept character came from, so atomic
-units can point back into the original body; :func:`normalise_words` then
-reduces text to the tokens that the restatement rule compares.
+markers, HTML tags, HTML comments and fences are formatting, not words.
+:func:`markdown_blocks` removes them while remembering where every kept
+character came from, so atomic units can point back into the original body,
+and labels each block with its kind (heading, list item, paragraph, table row,
+fenced code) so atoms can skip code and track the heading path;
+:func:`normalise_words` then reduces text to the tokens that the restatement
+rule compares. Every scan is linear in the text: no regex here backtracks
+over a run it already read, and no loop copies the rest of a line.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Literal
 
 from synapse_server.navigation.numbers import NUMERAL
 
-__all__ = ["PlainBlock", "markdown_blocks", "normalise_words", "plain_text", "plain_words", "word_spans"]
+__all__ = ["BlockKind", "PlainBlock", "markdown_blocks", "normalise_words", "plain_text", "plain_words", "word_spans"]
+
+
+BlockKind = Literal["paragraph", "heading", "item", "row", "code"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,18 +34,25 @@ class PlainBlock:
 
     ``offsets[i]`` is the index in the source of ``text[i]``; a soft line
     break or a table pipe becomes a space that points at the break or pipe.
+    ``kind`` says what the block is; ``level`` is a heading's level (1-6) or a
+    list item's indentation in columns (0 for a top-level item), else 0.
+    A ``code`` block is one line of a fenced code block: text, not prose.
     """
 
     text: str
     offsets: tuple[int, ...]
+    kind: BlockKind = "paragraph"
+    level: int = 0
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _RULE = re.compile(r"^ {0,3}(?:([-*_])(?:[ \t]*\1){2,}|=+)[ \t]*$")
-_TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$")
+_TABLE_SEPARATOR = re.compile(r"^[ \t]*+\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)++\|?[ \t]*+$")
 _QUOTE = re.compile(r"^(?: {0,3}>[ \t]?)+")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
-_HEADING_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
+_HEADING_CLOSE = re.compile(r"(?<![ \t])[ \t]++#++[ \t]*+$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 _ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[[ xX]\][ \t]+)?")
 _LINK = re.compile(
     r"!?\[((?:[^\[\]\\]|\\.)*)\]"
@@ -51,19 +67,27 @@ Chars = list[tuple[str, int]]
 
 
 def markdown_blocks(markdown: str) -> tuple[PlainBlock, ...]:
-    """Split Markdown into blocks and strip its formatting, keeping source offsets."""
+    """Split Markdown into blocks and strip its formatting, keeping source offsets.
+
+    Fenced code lines become ``code`` blocks; HTML comments (inline or across
+    lines) vanish; a paragraph underlined with ``===`` or ``---`` is a heading.
+    """
     lines = _lines(markdown)
     separators = {index for index, (_, line) in enumerate(lines) if _TABLE_SEPARATOR.match(line)}
     blocks: list[PlainBlock] = []
     current: Chars | None = None
+    current_item: int | None = None  # the open block's list indentation, None for a paragraph
     fence: str | None = None
+    in_comment = False
     in_table = False
 
-    def flush() -> None:
-        nonlocal current
+    def flush(kind: BlockKind | None = None, level: int = 0) -> None:
+        nonlocal current, current_item
         if current is not None:
-            blocks.extend(_block(current))
-        current = None
+            if kind is None:
+                kind, level = ("paragraph", 0) if current_item is None else ("item", current_item)
+            blocks.extend(_block(current, kind, level))
+        current, current_item = None, None
 
     for index, (base, line) in enumerate(lines):
         if fence is not None:
@@ -71,11 +95,27 @@ def markdown_blocks(markdown: str) -> tuple[PlainBlock, ...]:
             if line.strip().startswith(fence):
                 fence = None
             else:
-                blocks.extend(_block([(char, base + offset) for offset, char in enumerate(line)]))
+                blocks.extend(_block([(char, base + offset) for offset, char in enumerate(line)], "code"))
             continue
-        if fence_match := _FENCE.match(line):
+        if in_comment:
+            close = line.find(_COMMENT_CLOSE)
+            if close == -1:
+                continue
+            in_comment = False
+            base, line = base + close + len(_COMMENT_CLOSE), line[close + len(_COMMENT_CLOSE) :]
+            if not line.strip():
+                continue
+        elif fence_match := _FENCE.match(line):
             flush()
             fence = fence_match.group(1)
+            continue
+        if (opened := _unclosed_comment(line)) is not None:
+            in_comment = True
+            line = line[:opened]
+            if not line.strip():
+                continue
+        if current is not None and current_item is None and _SETEXT.match(line):
+            flush("heading", 1 if line.strip()[0] == "=" else 2)
             continue
         if not line.strip() or index in separators or _RULE.match(line):
             flush()
@@ -86,20 +126,21 @@ def markdown_blocks(markdown: str) -> tuple[PlainBlock, ...]:
         rest = line[skip:]
         if "|" in rest and (in_table or index + 1 in separators or rest.lstrip().startswith("|")):
             flush()
-            blocks.extend(_block(_table_row(rest, base + skip)))
+            blocks.extend(_block(_table_row(rest, base + skip), "row"))
             continue
         in_table = False
         if heading := _HEADING.match(rest):
             flush()
             content = rest[heading.end() :]
             closing = _HEADING_CLOSE.search(content)
-            blocks.extend(
-                _block(_inline(content[: closing.start()] if closing else content, base + skip + heading.end()))
-            )
+            level = rest[: heading.end()].count("#")
+            text = content[: closing.start()] if closing else content
+            blocks.extend(_block(_inline(text, base + skip + heading.end()), "heading", level))
             continue
         if item := _ITEM.match(rest):
             flush()
             current = _inline(rest[item.end() :], base + skip + item.end())
+            current_item = _indent(rest)
             continue
         if current is None:
             current = []
@@ -174,7 +215,7 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return lines
 
 
-def _block(chars: Chars) -> list[PlainBlock]:
+def _block(chars: Chars, kind: BlockKind = "paragraph", level: int = 0) -> list[PlainBlock]:
     """A block from kept characters, whitespace trimmed and collapsed to single spaces; nothing when empty."""
     start, stop = 0, len(chars)
     while start < stop and chars[start][0].isspace():
@@ -188,9 +229,32 @@ def _block(chars: Chars) -> list[PlainBlock]:
         for index, pair in enumerate(chars[start:stop])
         if not (pair[0].isspace() and chars[start + index - 1][0].isspace())
     ]
-    return [
-        PlainBlock("".join(" " if char.isspace() else char for char, _ in kept), tuple(offset for _, offset in kept))
-    ]
+    text = "".join(" " if char.isspace() else char for char, _ in kept)
+    return [PlainBlock(text, tuple(offset for _, offset in kept), kind, level)]
+
+
+def _indent(line: str) -> int:
+    """Columns of leading whitespace (a tab counts four): how deep a list item sits."""
+    columns = 0
+    for char in line:
+        if char == " ":
+            columns += 1
+        elif char == "\t":
+            columns += 4
+        else:
+            break
+    return columns
+
+
+def _unclosed_comment(line: str) -> int | None:
+    """Where an HTML comment opens on ``line`` without closing on it, or None."""
+    position = 0
+    while (opened := line.find(_COMMENT_OPEN, position)) != -1:
+        closed = line.find(_COMMENT_CLOSE, opened + len(_COMMENT_OPEN))
+        if closed == -1:
+            return opened
+        position = closed + len(_COMMENT_CLOSE)
+    return None
 
 
 def _table_row(row: str, base: int) -> Chars:
@@ -208,6 +272,7 @@ def _table_row(row: str, base: int) -> Chars:
 def _inline(text: str, base: int) -> Chars:
     """Inline Markdown of one line with its formatting removed: (character, source offset) pairs."""
     chars: Chars = []
+    runs: _BacktickRuns | None = None
     index = 0
     while index < len(text):
         char = text[index]
@@ -215,7 +280,11 @@ def _inline(text: str, base: int) -> Chars:
             chars.append((text[index + 1], base + index + 1))
             index += 2
         elif char == "`":
-            index = _code_span(text, index, base, chars)
+            runs = runs or _BacktickRuns(text)
+            index = _code_span(text, index, base, chars, runs)
+        elif char == "<" and text.startswith(_COMMENT_OPEN, index):
+            closed = text.find(_COMMENT_CLOSE, index + len(_COMMENT_OPEN))
+            index = len(text) if closed == -1 else closed + len(_COMMENT_CLOSE)
         elif char in "![" and (footnote := _FOOTNOTE.match(text, index)):
             index = footnote.end()
         elif char in "![" and (link := _LINK.match(text, index)):
@@ -239,19 +308,33 @@ def _inline(text: str, base: int) -> Chars:
     return chars
 
 
-def _code_span(text: str, index: int, base: int, chars: Chars) -> int:
+class _BacktickRuns:
+    """Every maximal run of backticks in a line, by length: a code span closes at the next run of its own length.
+
+    Found once per line, so an unclosed opener never rescans the rest of the line.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.starts: dict[int, list[int]] = {}
+        for run in re.finditer(r"`+", text):
+            self.starts.setdefault(len(run.group()), []).append(run.start())
+
+    def closing(self, length: int, after: int) -> int:
+        starts = self.starts.get(length, [])
+        at = bisect_right(starts, after - 1)
+        return starts[at] if at < len(starts) else -1
+
+
+def _code_span(text: str, index: int, base: int, chars: Chars, runs: _BacktickRuns) -> int:
     """Keep a code span's content verbatim and drop its backticks; return where scanning resumes."""
     end = index
     while end < len(text) and text[end] == "`":
         end += 1
-    fence = text[index:end]
-    close = text.find(fence, end)
-    while close != -1 and close + len(fence) < len(text) and text[close + len(fence)] == "`":
-        close = text.find(fence, close + len(fence) + 1)
+    close = runs.closing(end - index, end)
     if close == -1:
         return end
     chars.extend((text[offset], base + offset) for offset in range(end, close))
-    return close + len(fence)
+    return close + end - index
 
 
 def _is_delimiter(text: str, start: int, end: int) -> bool:

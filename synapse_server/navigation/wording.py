@@ -25,6 +25,7 @@ pass), and a dropped qualifier (``before costs``) is not noticed.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ __all__ = [
     "canonical_word",
     "content_terms",
     "direction_of",
+    "heading_frame",
     "polarity",
     "wording_support",
 ]
@@ -173,6 +175,26 @@ def wording_support(
     if breaks > 1:
         return WordingCheck(False, "order", tuple(word for term, word in claimed if term in clause_terms))
     return SUPPORTED
+
+
+_FRAME = re.compile(r"^\s*(?:for|in|under|on|at|within|among)\s+(?P<frame>[^,;:]{1,80}?)\s*,", re.IGNORECASE)
+
+
+def heading_frame(claim_plain: str, headings: Iterable[str]) -> tuple[int, int] | None:
+    """The span of a leading "For entry-tier accounts," frame that names a heading of the unit's own section.
+
+    The frame is context, not an assertion: it may add one word of its own (``accounts``) to the heading's
+    words. A heading from another section never frames a unit, so its words must then be supported as usual.
+    """
+    match = _FRAME.match(_nfkc(claim_plain))
+    if match is None:
+        return None
+    framed = [term for term, _ in content_terms(match.group("frame"))]
+    for heading in headings:
+        named = {term for term, _ in content_terms(heading)}
+        if named and named.issubset(framed) and len(set(framed) - named) <= 1:
+            return match.start(), match.end()
+    return None
 
 
 def _positions(terms: list[str], clause_terms: list[str]) -> list[int]:

@@ -106,7 +106,7 @@ def test_conjunctions_that_do_not_join_independent_clauses_do_not_split(body: st
         pytest.param("2 * 3 is six in snake_case.", ["2 * 3 is six in snake_case."], id="literal-marks"),
         pytest.param("Costs rose.\n\n---\n\nSharpe fell.", ["Costs rose.", "Sharpe fell."], id="horizontal-rule"),
         pytest.param("Text[^1] here.", ["Text here."], id="footnote-marker"),
-        pytest.param("```\nx = 1\n```", ["x = 1"], id="fenced-code-line"),
+        pytest.param("```\nx = 1\n```\nCosts rose.", ["Costs rose."], id="fenced-code-is-not-prose"),
     ],
 )
 def test_markdown_formatting_is_not_part_of_the_units(body: str, units: list[str]) -> None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
 from engine_builders import budgets, node, substrate, view_of, world
 
 from memdsl import Abstention, Answer, parse_output, serialize_render
-from synapse_server.models.extractive import ExtractiveModel, content_words
+from synapse_server.models.extractive import ExtractiveModel
 from synapse_server.navigation.envelope import render_envelope
 from synapse_server.navigation.loop import run_loop
 from synapse_server.navigation.prompt import build_prompt
@@ -69,14 +68,6 @@ def test_an_unreadable_envelope_is_an_abstention() -> None:
 def test_it_says_it_is_not_an_llm() -> None:
     identity = ExtractiveModel().identity
     assert identity.provider == "extractive" and "not an LLM" in identity.id
-
-
-@pytest.mark.parametrize(
-    ("text", "words"),
-    [("How did the costs change?", {"cost", "chang"}), ("Rebalances on 12 months", {"rebalanc", "month", "12"})],
-)
-def test_content_words_drop_stopwords_and_stem_lightly(text: str, words: set[str]) -> None:
-    assert content_words(text) == words
 
 
 def test_its_answer_is_licensed_by_the_router_and_deterministic() -> None:

@@ -10,12 +10,7 @@ from __future__ import annotations
 import pytest
 from engine_builders import answer, decide, node, world
 
-from synapse_server.navigation.atoms import Unit
 from synapse_server.navigation.view import View
-
-needs_headings = pytest.mark.skipif(
-    "headings" not in Unit.__dataclass_fields__, reason="atomic units do not carry heading paths in this build"
-)
 
 README = "repo:momentum:README.md"  # n1 grounded
 VOL = "mem:tree:vol"  # n2 grounded, negated sentences
@@ -230,13 +225,11 @@ def test_a_paraphrase_changing_what_the_clause_says_abstains(view: View, text: s
     assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
 
 
-@needs_headings
 def test_a_heading_of_the_cited_section_is_context_for_its_units(view: View) -> None:
     decision = routed(view, "claim c1 [restatement] cites n7 :: For entry-tier accounts, the monthly fee is $5.")
     assert (decision.verdict, decision.status) == ("answer", "inferred"), decision.problems
 
 
-@needs_headings
 def test_a_heading_of_another_section_is_not_context(view: View) -> None:
     decision = routed(view, "claim c1 [restatement] cites n7 :: For premium-tier accounts, the monthly fee is $5.")
     assert decision.verdict == "abstain"

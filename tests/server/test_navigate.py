@@ -29,6 +29,7 @@ async def test_navigate_answers_abstains_and_honours_budgets_through_one_server(
     assert answer.is_error is False and body["verdict"] == "answer" and body["status"] == "grounded"
     assert body["model"] == EXTRACTIVE
     assert body["summary"].startswith("answer (grounded): ") and "10% annualised volatility target" in body["summary"]
+    assert body["summary"].endswith("chosen by the offline navigator by matching the question)")
     assert body["answer_surface"]["citations"] and body["trace_surface"]["verdict"] == "answer"
 
     refused = payload(abstain)
