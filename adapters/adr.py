@@ -109,7 +109,7 @@ class AdrAdapter:
         if status_text is None and "status" in fields:
             status_text, status_line = fields["status"]
             links += [_Link(rel, target, status_line) for rel, target in _relations(status_text)]
-        if not _NUMBERED.fullmatch(stem) and status_text is None:
+        if (not _NUMBERED.fullmatch(stem) and status_text is None) or _not_a_record(stem):
             return None  # a README, an index or a template sitting beside the records
         try:
             address = make_address("mem", self.name, stem)
@@ -154,6 +154,11 @@ class AdrAdapter:
             line=1,
         )
         return node, links
+
+
+def _not_a_record(stem: str) -> bool:
+    name = stem.lower()
+    return name in ("readme", "index", "toc", "contents") or "template" in name
 
 
 def _front_fields(source: SourceText) -> dict[str, tuple[str, int]]:
