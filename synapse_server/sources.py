@@ -18,6 +18,8 @@ from adapters.code import CodeExclusions
 from synapse_server.config import Workspace
 from synapse_server.sources_config import SourceConfig
 
+_TOOL_FOLDERS = {"notes": (".obsidian", ".trash"), "mem": (".memdsl",)}
+"""A source's tool folders: editor settings and unapproved proposals are neither evidence nor code."""
 FAMILY_OF_KIND: dict[str, Family] = {"adr": "memory", "notes": "zk", "mlflow": "data", "mem": "memory"}
 
 
@@ -71,6 +73,10 @@ def code_exclusions(workspace: Workspace, loaded: Iterable[tuple[SourceLoader, I
             if folder:
                 folders.append(folder)
             continue
+        for tool_folder in _TOOL_FOLDERS.get(loader.source.kind, ()):
+            folder = _in_repo(loader.folder / tool_folder, code_dir) if loader.folder.is_dir() else None
+            if folder:
+                folders.append(folder)
         for node in nodes:
             for path in (node.path, *(str(p) for p in node.meta.get("source_files", ()))):
                 relative = _in_repo(workspace.root / path, code_dir) if path else None
