@@ -19,7 +19,7 @@ import yaml
 
 from synapse_server.config import CONFIG_RELPATH, load_workspace
 from synapse_server.errors import WorkspaceError
-from synapse_server.sources_config import CACHE_NAME, SourceConfig
+from synapse_server.sources_config import CACHE_NAME, SourceConfig, plain_name
 
 ADR_FOLDERS = ("doc/adr", "docs/adr", "doc/decisions", "docs/decisions", "docs/architecture/decisions", "adr", "adrs")
 _SKIP_DIRS = frozenset({"node_modules", "venv", "__pycache__", "build", "dist", "site-packages", "target"})
@@ -55,8 +55,9 @@ def detect(root: Path) -> list[Finding]:
         folder = root / rel
         if folder.is_dir() and not folder.is_symlink():
             records = [p for p in folder.iterdir() if p.suffix == ".md" and p.name[:1].isdigit()]
-            if records:
-                found.append(Finding(SourceConfig(kind="adr", path=rel), len(records)))
+            if records:  # a second ADR folder gets its own address segment, so ids cannot collide
+                name = None if not found else plain_name(rel.replace("/", "-"))
+                found.append(Finding(SourceConfig(kind="adr", path=rel, name=name), len(records)))
     dirs = list(_walk(root))
     for folder in dirs:
         if (folder / ".obsidian").is_dir():

@@ -55,7 +55,7 @@ from adapters.resolvers import GitRepoLookup, Resolvers, sha256_file, workspace_
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
 from synapse_server.config import CONFIG_RELPATH, Workspace
-from synapse_server.sources import SourceLoader, source_loaders
+from synapse_server.sources import SourceLoader, collisions, source_loaders
 
 __all__ = ["LintReport", "lint_workspace"]
 
@@ -144,6 +144,11 @@ class _Linter:
             [*memory.diagnostics, *zk.diagnostics, *runs.diagnostics, *(d for _, r in adopted for d in r.diagnostics)]
         )
         self._empty_stores(memory.nodes, zk.nodes, runs.nodes, adopted)
+        self._adapter_diagnostics(
+            collisions(
+                [("memory", memory.nodes), ("zk", zk.nodes), ("data", runs.nodes)] + [("", r.nodes) for _, r in adopted]
+            )
+        )
         self.files.update(node.path for node in nodes if node.path)
         lookup = GitRepoLookup(ws.code_dir)
         try:

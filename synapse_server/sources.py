@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.adr import AdrAdapter
-from adapters.base import Family, LoadResult, Node
+from adapters.base import Diagnostic, Family, LoadResult, Node
 from adapters.code import CodeExclusions
 from synapse_server.config import Workspace
 from synapse_server.sources_config import SourceConfig
@@ -96,3 +96,16 @@ def _in_repo(path: Path, code_dir: Path) -> str | None:
     except (ValueError, OSError, RuntimeError):
         return None
     return None if relative == "." else relative
+
+
+def collisions(results: Iterable[tuple[str, Iterable[Node]]]) -> list[Diagnostic]:
+    """Two stores or sources that give one address to different files: the later one is not read (an error)."""
+    first: dict[str, str] = {}
+    found: list[Diagnostic] = []
+    for _, nodes in results:
+        for node in nodes:
+            owner = first.setdefault(node.address, node.path or "")
+            if owner != (node.path or ""):
+                message = f"{node.address} is already read from {owner}; give one of the sources its own name"
+                found.append(Diagnostic(node.path or "", node.line or 1, "duplicate-id", message))
+    return found

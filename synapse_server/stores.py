@@ -22,7 +22,7 @@ from adapters.resolvers import Resolvers, workspace_resolvers
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
 from synapse_server.config import Workspace
-from synapse_server.sources import SourceLoader, code_exclusions, source_loaders
+from synapse_server.sources import SourceLoader, code_exclusions, collisions, source_loaders
 
 if TYPE_CHECKING:
     from adapters.index import HybridIndex
@@ -100,6 +100,7 @@ class Stores:
             refused = [d for d in result.diagnostics if d.severity == "error" and d.code in _UNLOADABLE]
             if not result.nodes and refused:  # e.g. the store folder is a symlink loop or leaves the workspace
                 failures.append(SourceFailure(family, wildcard, f"{family} store failed to load: {refused[0].code}"))
+            diagnostics.extend(collisions([("", nodes.values()), (family, result.nodes)]))
             for node in result.nodes:
                 nodes.setdefault(node.address, node)
         ordered = {a: nodes[a] for a in sorted(nodes)}

@@ -21,7 +21,6 @@ from source_fixtures import (
     commit_all,
     git,
     madr_files,
-    make_repo,
     mem_files,
     vault_files,
     write_files,
@@ -95,18 +94,26 @@ def test_adopt_detects_every_kind_and_writes_only_the_config(knowledge_repo: Pat
     assert git(knowledge_repo, "status", "--porcelain") == "?? .synapse/"
     assert os.environ[CACHE_ENV] in str(done.cache_dir)  # outside the repository
     workspace = load_workspace(knowledge_repo)
-    assert [s.segment for s in workspace.config.sources] == ["adr", "adr", "notes", "mem"]
+    assert [s.segment for s in workspace.config.sources] == ["adr", "docs-decisions", "notes", "mem"]
 
 
-def test_two_adr_folders_need_their_own_names_and_lint_says_which_collide(knowledge_repo: Path) -> None:
+def test_a_second_adr_folder_gets_its_own_name_and_a_collision_is_a_lint_error(knowledge_repo: Path) -> None:
     adopt(knowledge_repo)
-    config = knowledge_repo / ".synapse" / "config.yaml"
-    text = config.read_text(encoding="utf-8").replace(
-        "{kind: adr, path: docs/decisions}", "{kind: adr, path: docs/decisions, name: payments}"
-    )
-    config.write_text(text, encoding="utf-8")
     nodes = Stores.load(load_workspace(knowledge_repo)).nodes
-    assert "mem:payments:0003-move-to-a-managed-queue" in nodes and "mem:adr:0003-store-the-ledger-in-sqlite" in nodes
+    assert (
+        "mem:docs-decisions:0003-move-to-a-managed-queue" in nodes
+        and "mem:adr:0003-store-the-ledger-in-sqlite" in nodes
+    )
+    config = knowledge_repo / ".synapse" / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace(", name: docs-decisions", ""), encoding="utf-8")
+    same = "0003-store-the-ledger-in-sqlite.md"
+    (knowledge_repo / "docs/decisions" / same).write_text(
+        (knowledge_repo / "doc/adr" / same).read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    report = json.loads(synapse("lint", "--json", cwd=knowledge_repo).stdout)
+    clash = [d for d in report["diagnostics"] if d["code"] == "duplicate-id"]
+    assert [d["path"] for d in clash] == ["docs/decisions/0003-store-the-ledger-in-sqlite.md"]
+    assert "doc/adr/0003-store-the-ledger-in-sqlite.md" in clash[0]["message"]
 
 
 def test_adopt_with_gitignore_keeps_the_cache_inside_and_ignores_it(knowledge_repo: Path) -> None:
