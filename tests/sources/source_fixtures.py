@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 GIT_ENV = {
@@ -391,7 +392,7 @@ def mlflow_runs(root: Path) -> dict[str, str]:
     client = MlflowClient(tracking_uri=(root / "mlruns").as_uri())
     experiment = client.create_experiment("invoice-latency")
     ids: dict[str, str] = {}
-    artifact = root / "latency.csv"
+    artifact = Path(tempfile.mkdtemp()) / "latency.csv"  # staged outside the repository; MLflow copies it in
     artifact.write_text("invoices,seconds\n1000,42\n", encoding="utf-8")
 
     run = client.create_run(
