@@ -45,6 +45,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from adapters.base import Diagnostic, LoadResult, Node, Severity, TetherCheck, TetherKind
@@ -54,7 +55,7 @@ from adapters.memory import MemoryAdapter
 from adapters.resolvers import GitRepoLookup, Resolvers, sha256_file, workspace_resolvers
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
-from synapse_server.config import CONFIG_RELPATH, Workspace
+from synapse_server.config import CONFIG_RELPATH, Config, Workspace
 from synapse_server.sources import SourceLoader, collisions, source_loaders
 
 __all__ = ["LintReport", "lint_workspace"]
@@ -199,15 +200,16 @@ class _Linter:
     ) -> None:
         """A store the user pointed at that yields nothing is a warning, not silence (it is likely misconfigured)."""
         ws = self.workspace
-        named = ws.config.model_fields_set
         shown = CONFIG_RELPATH.as_posix()
-        for key, found, what in (("memory", memory, "memory entries"), ("runs", runs, "runs")):
-            if key in named and not found:
-                message = f"{key}: {getattr(ws.config, key)!r} holds no {what} (expected {_LAYOUT[key]})"
+        folders = {"memory": ws.memory_dir, "zettelkasten": ws.zettelkasten_dir, "runs": ws.runs_dir}
+        found = {"memory": bool(memory), "zettelkasten": any(n.type != "source" for n in zk), "runs": bool(runs)}
+        for key, folder in folders.items():
+            if found[key] or key not in ws.config.model_fields_set:
+                continue
+            moved = getattr(ws.config, key) != Config.model_fields[key].default
+            if moved or _holds_files(folder):  # pointed somewhere, or at a folder whose files are not entries
+                message = f"{key}: {getattr(ws.config, key)!r} holds nothing Synapse reads (expected {_LAYOUT[key]})"
                 self._add(shown, self._config_line(f"{key}:"), "empty-store", message, "warning")
-        if "zettelkasten" in named and not [n for n in zk if n.type != "source"]:
-            message = f"zettelkasten: {ws.config.zettelkasten!r} holds no notes (expected {_LAYOUT['zettelkasten']})"
-            self._add(shown, self._config_line("zettelkasten:"), "empty-store", message, "warning")
         for loader, result in adopted:
             if not result.nodes:
                 source = loader.source
@@ -385,6 +387,14 @@ _LAYOUT = {
     "runs": "<runs>/<run-id>/run.yaml",
     "zettelkasten": "<zettelkasten>/<project>/notes/<id>.md",
 }
+
+
+def _holds_files(folder: Path) -> bool:
+    """Any regular file under ``folder`` (a fresh workspace's empty store folders hold none)."""
+    try:
+        return folder.is_dir() and any(p.is_file() for p in folder.rglob("*"))
+    except OSError:
+        return False
 
 
 def _order(d: Diagnostic) -> tuple[str, int, str, str]:

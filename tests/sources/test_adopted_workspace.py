@@ -214,3 +214,11 @@ async def test_search_frame_build_and_get_see_adopted_sources(knowledge_repo: Pa
         code = _payload(await client.call_tool("synapse", {"action": "get", "id": "billing/ledger.py"}))
         assert code["address"].endswith(":billing/ledger.py") and code["family"] == "code"
     assert git(knowledge_repo, "status", "--porcelain") == "?? .synapse/"
+
+
+def test_pointing_memory_at_an_adr_folder_is_an_empty_store_warning_not_silence(tmp_path: Path) -> None:
+    root = adr_repo(tmp_path / "repo")
+    write_files(root, {".synapse/config.yaml": "memory: doc/adr\n"})
+    report = json.loads(synapse("lint", "--json", cwd=root).stdout)
+    empty = [d for d in report["diagnostics"] if d["code"] == "empty-store"]
+    assert [(d["severity"], d["line"]) for d in empty] == [("warning", 1)] and "doc/adr" in empty[0]["message"]
