@@ -40,11 +40,9 @@ class FileTethers:
     _head: str | None = None
     _blobs: dict[str, str] = field(default_factory=dict)
     _last: dict[str, str] = field(default_factory=dict)
-    _loaded: bool = False
 
     def prepare(self, paths: Iterable[str]) -> None:
         """Read HEAD's tree and the last commit of each of ``paths`` (workspace-relative) in two git calls."""
-        self._loaded = True
         if self.repo_dir is None:
             return
         paths = [p for p in (self._in_repo(path) for path in paths) if p is not None]

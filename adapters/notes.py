@@ -115,7 +115,8 @@ class NotesAdapter:
         rec = source.record
         kind = _text(rec, "type")
         title = _text(rec, "title") or _heading(source.body) or path.stem
-        prose = _CODE_SPAN.sub(" ", _FENCE.sub(" ", source.body))
+        # code is not prose: no tags or links inside it; blanking keeps every line number in place
+        prose = _CODE_SPAN.sub(" ", _FENCE.sub(lambda m: "\n" * m.group().count("\n"), source.body))
         tags = tuple(dict.fromkeys([*_texts(rec, "tags"), *(m.group(1) for m in _TAG.finditer(prose))]))
         tags = tuple(t.lstrip("#") for t in tags if t.lstrip("#"))
         aliases = _texts(rec, "aliases") + _texts(rec, "alias")
