@@ -19,6 +19,7 @@ the same name and folder).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -29,8 +30,8 @@ from adapters.base import Diagnostic, Edge, Family, LoadResult, Node
 from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import Record, StoreFileError
 from adapters.ids import BadAddress, make_address
-from adapters.paths import display_path, under
-from adapters.source_files import SourceText, check_folder, read_source, walk_files
+from adapters.paths import under
+from adapters.source_files import SourceText, check_folder, read_source, shown_path, walk_files
 
 NOTE_TYPES = frozenset({"claim", "finding", "method", "quote", "concept", "question", "synthesis"})
 _WIKI = re.compile(r"(!?)\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
@@ -72,16 +73,16 @@ class NotesAdapter:
         self.repo_dir = repo_dir
         self.project = project
         self.code_name = code_name
-        self.skip = tuple(p.resolve() for p in skip)
+        self.skip = tuple(shown_path(under(workspace_root, p), workspace_root).rstrip("/") + "/" for p in skip)
 
     def load(self) -> LoadResult:
         problem = check_folder(self.folder, self.root, "notes folder")
         if problem is not None:
             return LoadResult((), (problem,))
         files, diagnostics = walk_files(self.folder, (".md", ".markdown"), self.root, recursive=True)
-        files = [f for f in files if not any(s == f.resolve() or s in f.resolve().parents for s in self.skip)]
+        files = [f for f in files if not shown_path(f, self.root).startswith(self.skip)]
         tethers = FileTethers(self.root, self.repo_dir)
-        tethers.prepare(display_path(path, self.root) for path in files)
+        tethers.prepare(shown_path(path, self.root) for path in files)
         notes: dict[str, _Note] = {}
         for path in files:
             try:
@@ -125,8 +126,8 @@ class NotesAdapter:
             rel_name = "embeds" if match.group(1) else "links-to"
             links.append((rel_name, match.group(2).strip() or path.stem, _line(prose, match.start(), source)))
         for match in _MDLINK.finditer(prose):
-            target = (path.parent / unquote(match.group(1))).resolve()
-            links.append(("links-to", "/" + target.as_posix(), _line(prose, match.start(), source)))
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(source.path), unquote(match.group(1))))
+            links.append(("links-to", "/" + target, _line(prose, match.start(), source)))
         tether = tethers.tether(source.path, source.data)
         strength = _text(rec, "claim_strength")
         meta: dict[str, Any] = {
@@ -163,7 +164,7 @@ class NotesAdapter:
             path = PurePosixPath(note.node.path or "")
             for key in (path.stem, *note.aliases):
                 by_name.setdefault(key.strip().lower(), address)
-            by_name.setdefault("/" + (self.root / path).resolve().as_posix().lower(), address)
+            by_name.setdefault("/" + path.as_posix().lower(), address)
             inner = (self.root / path).relative_to(self.folder).with_suffix("").as_posix().lower()
             by_name.setdefault(inner, address)
         tagged: dict[str, list[str]] = {}

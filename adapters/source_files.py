@@ -31,9 +31,17 @@ class SourceText:
     body_line: int
 
 
+def shown_path(path: Path, root: Path) -> str:
+    """``display_path`` without resolving: walked entries are lexically under the (resolved) workspace root."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return display_path(path, root)
+
+
 def read_source(path: Path, root: Path, *, front_matter: bool = True) -> SourceText:
     """Read ``path``; raises :class:`StoreFileError` for unreadable, binary, oversized or undecodable files."""
-    shown = display_path(path, root)
+    shown = shown_path(path, root)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -60,9 +68,10 @@ def walk_files(
 ) -> tuple[list[Path], list[Diagnostic]]:
     """Files under ``directory`` ending in one of ``suffixes``, sorted; hidden entries skipped.
 
-    Every entry is resolved and must stay inside ``root``: a symlink that leaves
-    the workspace is a ``path-escape`` diagnostic, never read. Symlinked
-    folders are not followed, so a loop cannot trap the walk.
+    ``directory`` itself has been checked to resolve inside ``root``; symlinked
+    folders are not followed (so a loop cannot trap the walk), and a file that
+    is a symlink is resolved and must stay inside ``root``: one that leaves the
+    workspace is a ``path-escape`` diagnostic, never read.
     """
     found: list[Path] = []
     refused: list[Diagnostic] = []
@@ -74,14 +83,18 @@ def walk_files(
             if name.startswith(".") or not name.lower().endswith(suffixes):
                 continue
             entry = Path(dirpath) / name
+            if not entry.is_symlink():  # os.walk never enters a symlinked folder: a plain file here stays inside
+                if entry.is_file():
+                    found.append(entry)
+                continue
             try:
                 resolved = resolve_inside(root, entry)
             except PathEscape as exc:
-                refused.append(Diagnostic(display_path(entry, root), 1, "path-escape", exc.reason))
+                refused.append(Diagnostic(shown_path(entry, root), 1, "path-escape", exc.reason))
                 continue
             if resolved.is_file():
                 found.append(entry)
-    return sorted(found, key=lambda p: display_path(p, root)), refused
+    return sorted(found, key=lambda p: shown_path(p, root)), refused
 
 
 def check_folder(directory: Path, root: Path, what: str) -> Diagnostic | None:
