@@ -10,6 +10,7 @@ GitPython.
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,36 @@ from adapters.ids import BadAddress, make_address
 
 DEFAULT_MAX_BODY_BYTES = 256_000
 """Text files above this size are recorded without a body (and not parsed)."""
+BINARY_SUFFIXES = frozenset(
+    """png jpg jpeg gif bmp ico webp tif tiff psd svgz pdf zip gz tgz bz2 xz zst 7z rar tar jar whl egg
+    so dylib dll exe bin o a class pyc pyo woff woff2 ttf otf eot mp3 mp4 m4a wav ogg flac avi mov mkv webm
+    sqlite sqlite3 db parquet feather npy npz pkl pickle h5 hdf5 onnx pt pth safetensors""".split()
+)
+"""Suffixes that are binary whatever their size: never code nodes, even when too large to sniff."""
+
+
+@dataclass(frozen=True, slots=True)
+class CodeExclusions:
+    """Tracked paths that are not code nodes: ``code.exclude`` globs and files an adopted source reads."""
+
+    globs: tuple[str, ...] = ()
+    files: frozenset[str] = frozenset()
+    folders: tuple[str, ...] = ()
+
+    def excludes(self, path: str) -> bool:
+        if path in self.files or any(path.startswith(folder.rstrip("/") + "/") for folder in self.folders):
+            return True
+        return any(_glob_match(path, pattern) for pattern in self.globs)
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    """``fnmatch`` on the whole path, ``dir/**`` for a folder, and a slash-free pattern on the file name."""
+    pattern = pattern.strip().lstrip("/")
+    if pattern.endswith("/**") or pattern.endswith("/"):
+        return path.startswith(pattern.rstrip("*").rstrip("/") + "/")
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern)
+    return fnmatch.fnmatchcase(path, pattern)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +97,18 @@ class CodeAdapter:
 
     family: Family = "code"
 
-    def __init__(self, repo_path: Path, name: str, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        repo_path: Path,
+        name: str,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        exclusions: CodeExclusions | None = None,
+    ) -> None:
         self.repo_path = repo_path
         self.name = name
         self.max_body_bytes = max_body_bytes
+        self.exclusions = exclusions or CodeExclusions()
 
     def load(self) -> LoadResult:
         try:
@@ -89,12 +128,16 @@ class CodeAdapter:
         nodes: dict[str, Node] = {}
         symbols: list[tuple[TreeEntry, str, list[Symbol]]] = []
         for entry in tree_entries(repo, head):
+            if self.exclusions.excludes(entry.path) or _binary_name(entry.path):
+                continue
             try:
                 address = make_address("repo", self.name, entry.path)
             except BadAddress as exc:
                 diagnostics.append(Diagnostic(entry.path, 1, "bad-id", f"file has no address: {exc}", "warning"))
                 continue
             text = self._text(repo, entry)
+            if text is None and entry.mode != "120000" and entry.size <= self.max_body_bytes:
+                continue  # binary content (a NUL byte or not UTF-8): never a code node
             nodes[address] = self._file_node(address, entry, head, text)
             module = module_name(entry.path)
             if module is None or text is None:
@@ -199,3 +242,8 @@ class CodeAdapter:
         defines = tuple(Edge(file_address, child, "defines") for child in children.get(file_address, ()))
         file_node = nodes[file_address]
         nodes[file_address] = replace(file_node, edges=file_node.edges + defines)
+
+
+def _binary_name(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return "." in name and name.rsplit(".", 1)[-1] in BINARY_SUFFIXES

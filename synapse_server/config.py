@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from synapse_server.errors import ConfigError, WorkspaceError
+from synapse_server.sources_config import SourceConfig, default_cache_dir, notes_projects
 
 CONFIG_RELPATH = Path(".synapse") / "config.yaml"
 _MARKERS = (".synapse", ".memory", ".zettelkasten")
@@ -30,6 +31,9 @@ class CodeConfig(_Strict):
         None, description="Repository name used in repo: addresses (default: the workspace folder name)."
     )
     path: str = Field(".", description="The git repository, relative to the workspace.")
+    exclude: list[str] = Field(
+        default_factory=list, description="Glob patterns of tracked paths that are not code nodes (e.g. 'assets/**')."
+    )
 
 
 class NavigateConfig(_Strict):
@@ -54,7 +58,12 @@ class Config(_Strict):
     federation: dict[str, str] = Field(default_factory=dict)
     code: CodeConfig = CodeConfig()
     runs: str = "runs"
-    cache: str = ".angelo"
+    sources: list[SourceConfig] = Field(
+        default_factory=list, description="Existing knowledge read in place: adr, notes, mlflow and mem folders."
+    )
+    cache: str | None = Field(
+        None, description="The derived index folder; None = .angelo, or the user cache folder (see cache_dir)."
+    )
     model: str = "extractive"
     embedding_model: str | None = Field(
         None, description="A local sentence-transformers model folder; None = the packaged all-MiniLM-L6-v2."
@@ -101,7 +110,15 @@ class Workspace:
 
     @property
     def cache_dir(self) -> Path:
-        return self._inside(self.config.cache, "cache")
+        """The configured cache, else ``.angelo`` when the repository ignores it, else the user cache folder."""
+        if self.config.cache is not None:
+            return self._inside(self.config.cache, "cache")
+        return default_cache_dir(self.root)
+
+    @property
+    def source_dirs(self) -> list[Path]:
+        """Each configured source's folder (or file), resolved inside the workspace."""
+        return [self._inside(source.path, f"sources[{i}].path") for i, source in enumerate(self.config.sources)]
 
     @property
     def code_dir(self) -> Path:
@@ -124,9 +141,11 @@ class Workspace:
 
     def local_projects(self) -> list[str]:
         base = self.zettelkasten_dir
+        adopted = notes_projects(self.config.sources)
         if not base.is_dir():
-            return []
-        return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith(".") and "." not in p.name)
+            return sorted(adopted)
+        found = {p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith(".") and "." not in p.name}
+        return sorted(found | adopted)
 
     def scoped_projects(self, requested: list[str] | None = None) -> list[str]:
         """``None`` = the config scope; ``[]`` = memory only; an explicit list is used as given."""

@@ -28,11 +28,16 @@ Codes lint adds (severity):
 - ``missing-text`` (warning): a source record's ``text`` file does not exist.
 - ``unknown-file`` (warning): a note's ``files`` path is not tracked at HEAD.
 
+- ``empty-store`` (warning): a store the config names explicitly, or an adopted source, holds no entry.
+
 Adapter codes pass through unchanged: ``unreadable``, ``binary``, ``encoding``,
 ``front-matter``, ``yaml``, ``missing-field``, ``bad-field``, ``bad-id``,
-``id-mismatch``, ``duplicate-id``, ``path-escape``, ``missing-record``. Their
-``dangling-ref`` findings are refined into the codes above; ``info`` findings
-(an absent optional store) are not reported.
+``id-mismatch``, ``duplicate-id``, ``path-escape``, ``missing-record``, and
+the source kinds' codes (``adr-status``, ``adr-title``, ``mem-syntax``,
+``too-large``, see docs/sources.md). Their ``dangling-ref`` findings are
+refined into the codes above; ``info`` findings (an absent optional store)
+are kept apart and shown only with ``--verbose``. ``serve --check`` reports
+the same three counts.
 """
 
 from __future__ import annotations
@@ -40,16 +45,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from adapters.base import Diagnostic, Node, Severity, TetherCheck, TetherKind
+from adapters.base import Diagnostic, LoadResult, Node, Severity, TetherCheck, TetherKind
 from adapters.code import CodeAdapter
 from adapters.frontmatter import Record, StoreFileError, parse_front_matter, parse_yaml_record, read_text
 from adapters.memory import MemoryAdapter
 from adapters.resolvers import GitRepoLookup, Resolvers, sha256_file, workspace_resolvers
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
-from synapse_server.config import CONFIG_RELPATH, Workspace
+from synapse_server.config import CONFIG_RELPATH, Config, Workspace
+from synapse_server.sources import SourceLoader, collisions, source_loaders
 
 __all__ = ["LintReport", "lint_workspace"]
 
@@ -69,6 +76,8 @@ class LintReport:
 
     diagnostics: tuple[Diagnostic, ...]
     files: int
+    notes: tuple[Diagnostic, ...] = ()
+    """``info`` findings (an absent optional store), shown by ``lint --verbose``."""
 
     @property
     def errors(self) -> int:
@@ -82,15 +91,22 @@ class LintReport:
     def summary(self) -> str:
         return f"{self.files} files, {self.errors} error(s), {self.warnings} warning(s)"
 
-    def lines(self) -> list[str]:
-        """The text report: one line per diagnostic, then the summary."""
-        return [d.format() for d in self.diagnostics] + [self.summary]
+    @property
+    def infos(self) -> int:
+        return len(self.notes)
+
+    def lines(self, verbose: bool = False) -> list[str]:
+        """The text report: one line per diagnostic (and info note when verbose), then the summary."""
+        shown = sorted((*self.diagnostics, *self.notes), key=_order) if verbose else list(self.diagnostics)
+        summary = f"{self.summary}, {self.infos} info" if verbose else self.summary
+        return [d.format() for d in shown] + [summary]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "files": self.files,
             "errors": self.errors,
             "warnings": self.warnings,
+            "info": self.infos,
             "summary": self.summary,
             "diagnostics": [
                 {"path": d.path, "line": d.line, "severity": d.severity, "code": d.code, "message": d.message}
@@ -112,6 +128,7 @@ def lint_workspace(workspace: Workspace) -> LintReport:
 class _Linter:
     workspace: Workspace
     found: list[Diagnostic] = field(default_factory=list)
+    infos: list[Diagnostic] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
     _records: dict[str, Record | None] = field(default_factory=dict)
     _code: set[str] | None = None
@@ -122,8 +139,17 @@ class _Linter:
         zk_adapter = ZettelkastenAdapter(ws.zettelkasten_dir, None, ws.federation_dirs, ws.root, ws.code_name)
         zk = zk_adapter.load()
         runs = RunsAdapter(ws.runs_dir, ws.root).load()
-        nodes = [*memory.nodes, *zk.nodes, *runs.nodes]
-        self._adapter_diagnostics([*memory.diagnostics, *zk.diagnostics, *runs.diagnostics])
+        adopted = [(loader, loader.load()) for loader in source_loaders(ws)]
+        nodes = [*memory.nodes, *zk.nodes, *runs.nodes, *(n for _, result in adopted for n in result.nodes)]
+        self._adapter_diagnostics(
+            [*memory.diagnostics, *zk.diagnostics, *runs.diagnostics, *(d for _, r in adopted for d in r.diagnostics)]
+        )
+        self._empty_stores(memory.nodes, zk.nodes, runs.nodes, adopted)
+        self._adapter_diagnostics(
+            collisions(
+                [("memory", memory.nodes), ("zk", zk.nodes), ("data", runs.nodes)] + [("", r.nodes) for _, r in adopted]
+            )
+        )
         self.files.update(node.path for node in nodes if node.path)
         lookup = GitRepoLookup(ws.code_dir)
         try:
@@ -144,14 +170,16 @@ class _Linter:
         finally:
             lookup.close()
         unique = {(d.path, d.line, d.severity, d.code, d.message): d for d in self.found}
-        ordered = sorted(unique.values(), key=lambda d: (d.path, d.line, d.code, d.message))
-        return LintReport(tuple(ordered), len(self.files))
+        ordered = sorted(unique.values(), key=_order)
+        notes = sorted({(d.path, d.line, d.code, d.message): d for d in self.infos}.values(), key=_order)
+        return LintReport(tuple(ordered), len(self.files), tuple(notes))
 
     # -- checks ---------------------------------------------------------------------------------------------
 
     def _adapter_diagnostics(self, diagnostics: Iterable[Diagnostic]) -> None:
         for d in diagnostics:
             if d.severity == "info":
+                self.infos.append(d)
                 continue
             if d.code == "dangling-ref":
                 if d.field in _RECHECKED:
@@ -162,6 +190,31 @@ class _Linter:
             self.found.append(d)
             if d.path:
                 self.files.add(d.path)
+
+    def _empty_stores(
+        self,
+        memory: tuple[Node, ...],
+        zk: tuple[Node, ...],
+        runs: tuple[Node, ...],
+        adopted: list[tuple[SourceLoader, LoadResult]],
+    ) -> None:
+        """A store the user pointed at that yields nothing is a warning, not silence (it is likely misconfigured)."""
+        ws = self.workspace
+        shown = CONFIG_RELPATH.as_posix()
+        folders = {"memory": ws.memory_dir, "zettelkasten": ws.zettelkasten_dir, "runs": ws.runs_dir}
+        found = {"memory": bool(memory), "zettelkasten": any(n.type != "source" for n in zk), "runs": bool(runs)}
+        for key, folder in folders.items():
+            if found[key] or key not in ws.config.model_fields_set:
+                continue
+            moved = getattr(ws.config, key) != Config.model_fields[key].default
+            if moved or _holds_files(folder):  # pointed somewhere, or at a folder whose files are not entries
+                message = f"{key}: {getattr(ws.config, key)!r} holds nothing Synapse reads (expected {_LAYOUT[key]})"
+                self._add(shown, self._config_line(f"{key}:"), "empty-store", message, "warning")
+        for loader, result in adopted:
+            if not result.nodes:
+                source = loader.source
+                message = f"source {source.kind} {source.path!r} holds nothing Synapse can read (see docs/sources.md)"
+                self._add(shown, self._config_line("sources:"), "empty-store", message, "warning")
 
     def _config(self) -> None:
         ws = self.workspace
@@ -220,6 +273,8 @@ class _Linter:
                 self._source_text(node)
                 continue
             for tether in node.tethers:
+                if tether.kind is not TetherKind.CITATION:
+                    continue  # an adopted note's own file tether: read a moment ago, so it verifies
                 check = resolvers.resolve(tether)
                 line = self._citation_line(path, tether.target, tether.quote)
                 name = f"zk:{tether.project}:{tether.target}"
@@ -325,6 +380,25 @@ class _Linter:
             if any(line.lstrip().startswith(needle) for needle in needles):
                 return number
         return 1
+
+
+_LAYOUT = {
+    "memory": "<memory>/tree/<id>.md with front matter",
+    "runs": "<runs>/<run-id>/run.yaml",
+    "zettelkasten": "<zettelkasten>/<project>/notes/<id>.md",
+}
+
+
+def _holds_files(folder: Path) -> bool:
+    """Any regular file under ``folder`` (a fresh workspace's empty store folders hold none)."""
+    try:
+        return folder.is_dir() and any(p.is_file() for p in folder.rglob("*"))
+    except OSError:
+        return False
+
+
+def _order(d: Diagnostic) -> tuple[str, int, str, str]:
+    return (d.path, d.line, d.code, d.message)
 
 
 def _detail(check: TetherCheck) -> str:

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adapters.base import Diagnostic, Family, LoadResult, Node
-from adapters.code import CodeAdapter
+from adapters.code import CodeAdapter, CodeExclusions
 from adapters.memory import MemoryAdapter
 from adapters.resolvers import Resolvers, workspace_resolvers
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
 from synapse_server.config import Workspace
+from synapse_server.sources import SourceLoader, code_exclusions, collisions, source_loaders
 
 if TYPE_CHECKING:
     from adapters.index import HybridIndex
@@ -71,12 +72,15 @@ class Stores:
                 workspace.zettelkasten_dir, None, workspace.federation_dirs, workspace.root, workspace.code_name
             )
             loaders.append(("zk", "zk:all:*", zk.load))
-        if "code" in wanted:
-            code = CodeAdapter(workspace.code_dir, workspace.code_name)
-            loaders.append(("code", f"repo:{workspace.code_name}:*", code.load))
         if "data" in wanted:
             runs = RunsAdapter(workspace.runs_dir, workspace.root)
             loaders.append(("data", "data:runs:*", runs.load))
+        adopted = [s for s in source_loaders(workspace) if s.family in wanted or "code" in wanted]
+        loaded_sources: list[tuple[SourceLoader, tuple[Node, ...]]] = []
+        for source in adopted:
+            loaders.append((source.family, source.wildcard, _remember(source, loaded_sources)))
+        if "code" in wanted:
+            loaders.append(("code", f"repo:{workspace.code_name}:*", _code_loader(workspace, loaded_sources)))
         nodes: dict[str, Node] = {}
         diagnostics: list[Diagnostic] = []
         failures: list[SourceFailure] = []
@@ -85,12 +89,18 @@ class Stores:
                 result = load()
             except Exception as exc:  # an adapter bug or I/O it cannot survive: a gap, not a failed turn
                 log.exception("%s adapter failed", family)
-                failures.append(SourceFailure(family, wildcard, f"{family} store failed to load: {type(exc).__name__}"))
+                if family in wanted:
+                    failures.append(
+                        SourceFailure(family, wildcard, f"{family} store failed to load: {type(exc).__name__}")
+                    )
                 continue
+            if family not in wanted:
+                continue  # a source read only to know which files the code store leaves out
             diagnostics.extend(result.diagnostics)
             refused = [d for d in result.diagnostics if d.severity == "error" and d.code in _UNLOADABLE]
             if not result.nodes and refused:  # e.g. the store folder is a symlink loop or leaves the workspace
                 failures.append(SourceFailure(family, wildcard, f"{family} store failed to load: {refused[0].code}"))
+            diagnostics.extend(collisions([("", nodes.values()), (family, result.nodes)]))
             for node in result.nodes:
                 nodes.setdefault(node.address, node)
         ordered = {a: nodes[a] for a in sorted(nodes)}
@@ -114,3 +124,26 @@ class Stores:
         index = HybridIndex.open(cache_dir or self.workspace.cache_dir, embedder)
         index.sync(IndexDoc.from_node(n) for n in self.nodes.values())
         return index
+
+
+def _remember(source: SourceLoader, seen: list[tuple[SourceLoader, tuple[Node, ...]]]) -> Callable[[], LoadResult]:
+    """The source's loader, recording its nodes so the code store can leave their files out."""
+
+    def load() -> LoadResult:
+        result = source.load()
+        seen.append((source, result.nodes))
+        return result
+
+    return load
+
+
+def _code_loader(
+    workspace: Workspace, sources: list[tuple[SourceLoader, tuple[Node, ...]]]
+) -> Callable[[], LoadResult]:
+    """The code store, built after the sources ran so their files are left out of it."""
+
+    def load() -> LoadResult:
+        exclusions: CodeExclusions = code_exclusions(workspace, sources)
+        return CodeAdapter(workspace.code_dir, workspace.code_name, exclusions=exclusions).load()
+
+    return load

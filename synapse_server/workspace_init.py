@@ -38,8 +38,15 @@ federation: {}                 # other zettelkasten roots, e.g. {lab: ../lab/.ze
 code:
   path: .                      # the git repository whose HEAD is the code store
   # name: myproject            # repo:<name>:<path> addresses; default: the workspace folder name
+  # exclude: ["assets/**"]     # tracked files that are not evidence (binary files never are)
 runs: runs                     # runs/<run-id>/run.yaml -> data:runs:<run-id>
-cache: .angelo                 # derived, disposable indexes (git-ignored)
+# Existing knowledge read in place (see docs/sources.md); `synapse init --adopt` writes these for you.
+# sources:
+#   - {kind: adr, path: doc/adr}          # ADRs -> mem:adr:<file name>
+#   - {kind: notes, path: vault}          # markdown / Obsidian vault -> zk:vault:<note>
+#   - {kind: mlflow, path: mlruns}        # MLflow runs -> data:runs:<run id>
+#   - {kind: mem, path: memory}           # memdsl .mem files -> mem:mem:<declaration id>
+# cache: .angelo               # derived, disposable indexes; default .angelo when git-ignored, else the user cache
 model: extractive              # extractive | script:PATH | command:CMD | openai:MODEL | anthropic:MODEL | sampling
 write_free: false              # true refuses `build` (for read-only agents)
 navigate:

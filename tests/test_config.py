@@ -14,6 +14,7 @@ def write_config(root: Path, text: str) -> None:
 
 
 def test_missing_config_means_the_documented_defaults(tmp_path: Path) -> None:
+    (tmp_path / ".memory").mkdir()  # a workspace that is not a git repository keeps its cache inside
     ws = load_workspace(tmp_path)
     assert ws.config == Config()
     assert ws.config_path is None

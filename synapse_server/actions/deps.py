@@ -134,9 +134,13 @@ def fingerprint(workspace: Workspace) -> str:
     digest = hashlib.blake2b(digest_size=16)
     digest.update(_config_key(workspace.root).encode())
     dirs = [workspace.memory_dir, workspace.zettelkasten_dir, workspace.runs_dir, *workspace.federation_dirs.values()]
+    dirs += workspace.source_dirs  # adopted folders (ADRs, notes, mlruns, .mem files) are read in place
     for directory in dirs:
         digest.update(b"\0dir\0" + os.fsencode(directory))
-        for dirpath, dirnames, filenames in os.walk(directory):
+        walked: list[tuple[str, list[str], list[str]]] | None = None
+        if directory.is_file():  # a single adopted .mem file
+            walked = [(os.path.dirname(directory), [], [os.path.basename(directory)])]
+        for dirpath, dirnames, filenames in walked or os.walk(directory):
             dirnames.sort()
             for name in sorted(filenames):
                 path = os.path.join(dirpath, name)

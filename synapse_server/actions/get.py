@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -36,8 +37,8 @@ class GetParams(StrictParams):
         ...,
         min_length=1,
         max_length=MAX_ID_CHARS,
-        description="a memory id (deci-e17103e8) or a canonical address (zk:<project>:<id>, repo:<name>:<path or "
-        "dotted.symbol>, data:runs:<run-id>)",
+        description="a memory id (deci-e17103e8), a canonical address (zk:<project>:<id>, repo:<name>:<path or "
+        "dotted.symbol>, data:runs:<run-id>) or a workspace-relative file name (doc/adr/0006-use-postgres.md)",
     )
 
     @field_validator("id")
@@ -87,7 +88,7 @@ def canonical_address(raw: str) -> str:
         raise PathOutsideWorkspace("id climbs out of its store ('..' or a backslash)", parameter="id")
     if ":" not in raw:
         if "/" in raw:
-            raise PathOutsideWorkspace("a memory id is a file name, not a path", parameter="id")
+            return _file_key(raw)
         try:
             return f"mem:tree:{check_id(raw)}"
         except BadAddress as exc:
@@ -108,7 +109,12 @@ def get_node(deps: Deps, params: GetParams) -> GetOutput:
     address = canonical_address(params.id)
     with deps.lock:
         workspace = deps.workspace()
-        node = deps.stores().nodes.get(address)
+        nodes = deps.stores().nodes
+        node = nodes.get(address)
+        if node is None and ":" not in params.id:
+            node = node_for_file(nodes, address.removeprefix(_FILE) if address.startswith(_FILE) else params.id)
+    if node is None and address.startswith(_FILE):
+        raise NotFound(f"no node is read from the file {address.removeprefix(_FILE)}", parameter="id")
     if node is None:
         _refuse_escape(workspace, address)
         raise NotFound(f"no node has the address {address}", parameter="id")
@@ -119,8 +125,36 @@ async def handle(params: GetParams, deps: Deps) -> GetOutput:
     return await anyio.to_thread.run_sync(get_node, deps, params)
 
 
+_FILE = "file:"
+
+
+def _file_key(raw: str) -> str:
+    """A workspace-relative file name as a lookup key; absolute paths and ``..`` were refused before."""
+    if raw.startswith("/"):
+        raise PathOutsideWorkspace("a file name is relative to the workspace, never absolute", parameter="id")
+    return _FILE + PurePosixPath(raw).as_posix()
+
+
+def node_for_file(nodes: Mapping[str, Node], path: str) -> Node | None:
+    """The node read from ``path``: an adopted or store file first, else the code store's file node.
+
+    A ``.mem`` file holds several declarations; its first one (by line) stands for the file, and
+    each declaration's own address is listed in that node's edges and by search.
+    """
+    path = PurePosixPath(path).as_posix()
+    from_stores = sorted(
+        (n for n in nodes.values() if n.path == path and n.family != "code"), key=lambda n: (n.line or 0, n.address)
+    )
+    if from_stores:
+        return from_stores[0]
+    code = [n for n in nodes.values() if n.family == "code" and n.type == "file" and n.path == path]
+    return code[0] if code else None
+
+
 def _refuse_escape(workspace: Workspace, address: str) -> None:
     """A node the adapters refused because its file leaves the workspace is named as such, not as missing."""
+    if address.startswith(_FILE):
+        return
     store, source, ident = address.split(":", 2)
     candidates: list[Path] = []
     if store == "mem":

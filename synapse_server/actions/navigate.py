@@ -35,6 +35,7 @@ async def navigate(params: NavigateRequest, deps: Deps) -> NavigateOutput:
     if deps.settings.model is not None and request.model is None:
         request = request.model_copy(update={"model": deps.settings.model})
     workspace = await anyio.to_thread.run_sync(deps.workspace)
+    await anyio.to_thread.run_sync(lambda: workspace.cache_dir)  # refuses a folder that is not a workspace
     model = await anyio.to_thread.run_sync(
         configured_model, workspace.config.model, deps.worker_env(), request.model, workspace.root
     )

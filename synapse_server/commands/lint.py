@@ -7,6 +7,7 @@ invalid config is invalid input (exit 2, mapped by the CLI).
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +26,20 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
     parser.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    parser.add_argument("--verbose", "-v", action="store_true", help="also show info notes (absent optional stores)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     report = lint_workspace(load_workspace(Path(args.root)))
     if args.json:
-        print(report.to_json())
+        payload = report.to_dict()
+        if args.verbose:
+            payload["notes"] = [
+                {"path": d.path, "line": d.line, "severity": d.severity, "code": d.code, "message": d.message}
+                for d in report.notes
+            ]
+        print(json.dumps(payload, indent=2))
     else:
-        print("\n".join(report.lines()))
+        print("\n".join(report.lines(verbose=args.verbose)))
     return 1 if report.errors else 0

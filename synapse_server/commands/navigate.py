@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         parameter = ".".join(str(p) for p in first["loc"])
         raise InvalidInput(f"{parameter}: {first['msg']}", parameter=parameter) from None
     workspace = load_workspace(Path(args.root) if args.root is not None else find_workspace(Path.cwd()))
+    _ = workspace.cache_dir  # a folder that is not a workspace gets no cache: invalid input (exit 2), said up front
     result = navigate_turn(workspace.root, request, embedder=make_embedder(workspace))
     print(json.dumps(result_payload("navigate", with_summary(result)), indent=2, ensure_ascii=False))
     return 1 if result.verdict == "failure" else 0

@@ -18,6 +18,7 @@ from typing import Any
 
 from synapse_server.actions.deps import WRITE_FREE_ENV, Deps, ServerSettings
 from synapse_server.config import find_workspace, load_workspace
+from synapse_server.lint import lint_workspace
 from synapse_server.models import model_spec_from, parse_model_spec
 from synapse_server.models.spec import ENV_VAR as MODEL_ENV
 from synapse_server.stores import FAMILIES
@@ -76,6 +77,7 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
         )
         cache = workspace.cache_dir / INDEX_FILE
         docs = _indexed_docs(deps) if cache.exists() else None
+        lint = lint_workspace(workspace)  # the same findings and counts `synapse lint` prints
         return {
             "workspace": str(workspace.root),
             "config": str(workspace.config_path.relative_to(workspace.root)) if workspace.config_path else "defaults",
@@ -83,7 +85,10 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
             "stores": {
                 "nodes": {family: counts.get(family, 0) for family in FAMILIES},
                 "projects": workspace.scoped_projects(),
-                "diagnostics": len(stores.diagnostics),
+                "diagnostics": lint.errors + lint.warnings,
+                "errors": lint.errors,
+                "warnings": lint.warnings,
+                "info": lint.infos,
                 "failures": [failure.detail for failure in stores.failures],
             },
             "model": {"spec": spec, "source": source},
@@ -111,7 +116,8 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         f"write-free: {'yes' if report['write_free'] else 'no'}",
         f"stores: {nodes}",
         f"projects in scope: {', '.join(stores['projects']) or 'none (memory only)'}",
-        f"diagnostics: {stores['diagnostics']} (see: synapse lint)",
+        f"diagnostics: {stores['errors']} error(s), {stores['warnings']} warning(s), {stores['info']} info "
+        "(see: synapse lint --verbose)",
         *(f"store failure: {detail}" for detail in stores["failures"]),
         f"model: {report['model']['spec']} (from {report['model']['source']})",
         f"index cache: {index['cache']}: {state}",

@@ -55,8 +55,8 @@ CLAIM_OVERFETCH = 4
 
 CLAIM_CANON_TYPES: tuple[str, ...] = ("claim", "finding")
 CLAIM_PRACTICE_KINDS: tuple[str, ...] = ("decision", "experiment", "checkpoint")
-NON_NOTE_TYPES: frozenset[str] = frozenset({"source"})
-"""Zettelkasten nodes that are bibliographic records, not notes: never a canon endpoint."""
+NON_NOTE_TYPES: frozenset[str] = frozenset({"source", "tag"})
+"""Zettelkasten nodes that are bibliographic records or an adopted vault's tag lists, not notes: never endpoints."""
 
 SIMILARITY_DIGITS = 4
 """Cosines are rounded so a rebuild on another machine (other BLAS, other float noise) writes the same bytes."""

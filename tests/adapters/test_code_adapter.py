@@ -91,10 +91,10 @@ def test_unparseable_python_is_a_warning_and_its_file_node_is_kept(repo: Repo) -
     assert (diagnostic.code, diagnostic.severity, diagnostic.line) == ("parse-error", "warning", 1)
 
 
-def test_binary_files_are_recorded_without_a_body(repo: Repo) -> None:
-    logo = _by_address(CodeAdapter(repo.root, "demo").load().nodes)["repo:demo:assets/logo.bin"]
-    assert logo.body == ""
-    assert logo.meta["binary"] is True
+def test_binary_files_are_never_code_nodes(repo: Repo) -> None:
+    nodes = _by_address(CodeAdapter(repo.root, "demo").load().nodes)
+    assert "repo:demo:assets/logo.bin" not in nodes
+    assert "repo:demo:models/costs.py" in nodes
 
 
 def test_text_files_over_the_size_cap_have_no_body_and_are_not_parsed(repo: Repo) -> None:

@@ -1,0 +1,306 @@
+"""An MLflow tracking folder (``mlruns/``, the file store) read in place: every run is a ``data:runs:<run_id>`` node.
+
+The on-disk layout MLflow's file store writes: ``<experiment_id>/meta.yaml``
+names the experiment; ``<experiment_id>/<run_id>/meta.yaml`` holds the run
+(name, status, times, lifecycle stage) beside ``params/``, ``metrics/``
+(``timestamp value step`` lines), ``tags/``, ``artifacts/`` and ``inputs/``
+(dataset links to ``<experiment_id>/datasets/<id>/meta.yaml``). Deleted runs
+and experiments are left out.
+
+A run is ``measured`` only where a recorded digest verifies against bytes:
+
+- a tag ``sha256/<path>`` whose value is a sha256 — ``artifacts/<file>`` is the
+  run's own artifact, any other path is workspace-relative — becomes a
+  content-hash tether;
+- a dataset whose digest is a full sha256 and whose source is a local file in
+  the workspace becomes a content-hash tether on that file;
+- any other dataset digest (MLflow's default 8-character digests hash a
+  sample or the source description, not the bytes) is recorded as a tether
+  that cannot be verified, so the run stays ``inferred`` — never guessed.
+
+Runs that record no digest at all carry no tether (``inferred``).
+Diagnostic codes: ``yaml`` (error: a meta.yaml that cannot be read),
+``missing-record`` (warning: a run folder without meta.yaml).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import yaml
+
+from adapters.base import Diagnostic, Family, LoadResult, Node, Tether, TetherKind
+from adapters.ids import BadAddress, make_address
+from adapters.paths import PathEscape, check_relative, display_path, resolve_inside, under
+from adapters.source_files import check_folder
+
+RUN_STATUS = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_MAX_ARTIFACTS = 200
+_MAX_VALUE_CHARS = 2000
+
+
+class MlflowAdapter:
+    """Runs of every live experiment under one ``mlruns/`` folder."""
+
+    family: Family = "data"
+
+    def __init__(self, folder: Path, workspace_root: Path) -> None:
+        self.folder = under(workspace_root, folder)
+        self.root = workspace_root
+
+    def load(self) -> LoadResult:
+        problem = check_folder(self.folder, self.root, "mlruns folder")
+        if problem is not None:
+            return LoadResult((), (problem,))
+        diagnostics: list[Diagnostic] = []
+        nodes: dict[str, Node] = {}
+        for experiment in _subdirs(self.folder):
+            meta = self._yaml(experiment / "meta.yaml", diagnostics)
+            if meta is None or meta.get("lifecycle_stage", "active") != "active":
+                continue
+            name = str(meta.get("name") or experiment.name)
+            datasets = {
+                d.name: self._yaml(d / "meta.yaml", diagnostics) or {} for d in _subdirs(experiment / "datasets")
+            }
+            for run_dir in _subdirs(experiment):
+                if run_dir.name == "datasets" or not self._inside(run_dir, diagnostics):
+                    continue
+                if not (run_dir / "meta.yaml").is_file():
+                    shown = display_path(run_dir, self.root)
+                    diagnostics.append(
+                        Diagnostic(shown, 1, "missing-record", "run folder without meta.yaml", "warning")
+                    )
+                    continue
+                node = self._run(run_dir, name, experiment.name, datasets, diagnostics)
+                if node is not None:
+                    nodes.setdefault(node.address, node)
+        return LoadResult(tuple(nodes[key] for key in sorted(nodes)), tuple(diagnostics))
+
+    def _run(
+        self,
+        run_dir: Path,
+        experiment: str,
+        experiment_id: str,
+        datasets: dict[str, dict[str, Any]],
+        diags: list[Diagnostic],
+    ) -> Node | None:
+        meta = self._yaml(run_dir / "meta.yaml", diags)
+        if meta is None or meta.get("lifecycle_stage", "active") != "active":
+            return None
+        run_id = str(meta.get("run_id") or run_dir.name)
+        try:
+            address = make_address("data", "runs", run_id)
+        except BadAddress as exc:
+            diags.append(
+                Diagnostic(display_path(run_dir, self.root), 1, "bad-id", f"run id {run_id!r}: {exc}", "warning")
+            )
+            return None
+        params = _values(run_dir / "params")
+        tags = _values(run_dir / "tags")
+        metrics = _metrics(run_dir / "metrics")
+        run_name = str(meta.get("run_name") or tags.get("mlflow.runName") or run_id[:8])
+        raw_status = meta.get("status")
+        status = RUN_STATUS.get(raw_status, str(raw_status)) if isinstance(raw_status, int) else str(raw_status or "")
+        started = _time(meta.get("start_time"))
+        artifacts = _artifacts(run_dir / "artifacts")
+        tethers: list[Tether] = []
+        for key, value in sorted(tags.items()):
+            if key.startswith("sha256/") and _SHA256.fullmatch(value.strip().lower()):
+                target = self._hashed_path(run_dir, key.removeprefix("sha256/"))
+                if target is not None:
+                    tethers.append(Tether(TetherKind.CONTENT_HASH, target, value.strip().lower()))
+        used = self._inputs(run_dir, datasets, tethers)
+        if tethers:
+            tethers.append(Tether(TetherKind.RUN, run_id))
+        note = tags.get("mlflow.note.content", "").strip()
+        lines = [f"# {experiment} / {run_name}", ""]
+        if note:
+            lines += [note, ""]
+        lines.append(f"- experiment: {experiment}")
+        if status:
+            lines.append(f"- status: {status}")
+        if started:
+            lines.append(f"- started: {started}")
+        lines += [f"- param {key}: {value}" for key, value in sorted(params.items())]
+        lines += [f"- metric {key}: {written}" for key, (written, _) in sorted(metrics.items())]
+        lines += [
+            f"- tag {key}: {value}" for key, value in sorted(tags.items()) if not key.startswith(("mlflow.", "sha256/"))
+        ]
+        lines += [f"- dataset {d['name']} ({d['context']}): digest {d['digest']}" for d in used]
+        lines += [f"- artifact: {path}" for path in artifacts]
+        shown = display_path(run_dir / "meta.yaml", self.root)
+        hashes = [t for t in tethers if t.kind is TetherKind.CONTENT_HASH]
+        return Node(
+            address=address,
+            type="run",
+            title=f"{experiment} / {run_name}",
+            body="\n".join(lines).rstrip(),
+            family="data",
+            provenance=(f"run:{run_id}", *(f"hash:{t.target}@{(t.ref or '')[:12]}" for t in hashes)),
+            tethers=tuple(tethers),
+            meta={
+                "id": run_id,
+                "experiment": experiment,
+                "experiment_id": experiment_id,
+                "run_name": run_name,
+                "status": status,
+                "started": started,
+                "notes": note or None,
+                "params": params,
+                "metrics": {key: value for key, (_, value) in metrics.items()},
+                "tags": {k: v for k, v in tags.items() if not k.startswith("mlflow.")},
+                "datasets": used,
+                "artifacts": artifacts,
+                "inputs": tuple(t.target for t in hashes),
+                "outputs": (),
+                "source_kind": "mlflow",
+            },
+            path=shown,
+            line=1,
+        )
+
+    def _inputs(
+        self, run_dir: Path, datasets: dict[str, dict[str, Any]], tethers: list[Tether]
+    ) -> list[dict[str, Any]]:
+        """The run's dataset inputs; each digest is a tether, verifiable only when it is a sha256 of a local file."""
+        used: list[dict[str, Any]] = []
+        for link in _subdirs(run_dir / "inputs"):
+            info = self._yaml(link / "meta.yaml", [])
+            if not info or info.get("source_type") != "DATASET":
+                continue
+            dataset = datasets.get(str(info.get("source_id")), {})
+            context = str((info.get("tags") or {}).get("mlflow.data.context", "input"))
+            digest = str(dataset.get("digest") or "")
+            name = str(dataset.get("name") or info.get("source_id"))
+            local = self._local_source(dataset.get("source"))
+            if local is not None and _SHA256.fullmatch(digest.lower()):
+                tethers.append(Tether(TetherKind.CONTENT_HASH, local, digest.lower()))
+            else:  # recorded, but not a hash of bytes Synapse can read: it cannot verify, so it supports nothing
+                tethers.append(Tether(TetherKind.CONTENT_HASH, local or f"dataset:{name}", digest or None))
+            used.append({"name": name, "context": context, "digest": digest, "source": local})
+        return used
+
+    def _local_source(self, raw: Any) -> str | None:
+        """A dataset source that names a file in the workspace, workspace-relative; None otherwise."""
+        try:
+            source = json.loads(raw) if isinstance(raw, str) else {}
+        except json.JSONDecodeError:
+            return None
+        for key in ("path", "uri", "url"):
+            value = source.get(key) if isinstance(source, dict) else None
+            if not isinstance(value, str):
+                continue
+            parsed = urlparse(value)
+            if parsed.scheme not in ("", "file"):
+                continue
+            candidate = Path(unquote(parsed.path)) if parsed.scheme == "file" else self.root / value
+            try:
+                resolved = resolve_inside(self.root, candidate)
+            except PathEscape:
+                return None
+            return display_path(resolved, self.root)
+        return None
+
+    def _hashed_path(self, run_dir: Path, raw: str) -> str | None:
+        try:
+            relative = check_relative(raw)
+        except ValueError:
+            return None
+        base = run_dir if relative.startswith("artifacts/") else self.root
+        try:
+            return display_path(resolve_inside(self.root, base / relative), self.root)
+        except PathEscape:
+            return None
+
+    def _inside(self, path: Path, diags: list[Diagnostic]) -> bool:
+        try:
+            resolve_inside(self.root, path)
+        except PathEscape as exc:
+            diags.append(Diagnostic(display_path(path, self.root), 1, "path-escape", exc.reason))
+            return False
+        return True
+
+    def _yaml(self, path: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
+        shown = display_path(path, self.root)
+        if not path.is_file() or not self._inside(path, diags):
+            return None
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            diags.append(Diagnostic(shown, 1, "yaml", f"cannot read MLflow metadata: {type(exc).__name__}"))
+            return None
+        if not isinstance(data, dict):
+            diags.append(Diagnostic(shown, 1, "yaml", "MLflow metadata is not a mapping"))
+            return None
+        return data
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(
+        (p for p in folder.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")),
+        key=lambda p: p.name,
+    )
+
+
+def _values(folder: Path) -> dict[str, str]:
+    """``params/`` or ``tags/``: one file per key (keys with ``/`` are nested folders)."""
+    out: dict[str, str] = {}
+    if not folder.is_dir():
+        return out
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            if path.is_symlink():
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            out[path.relative_to(folder).as_posix()] = text[:_MAX_VALUE_CHARS].strip()
+    return out
+
+
+def _metrics(folder: Path) -> dict[str, tuple[str, float | None]]:
+    """Each metric's last logged value (as written, and as a number) and its step count."""
+    out: dict[str, tuple[str, float | None]] = {}
+    for key, text in _values(folder).items():
+        rows = [line.split() for line in text.splitlines() if len(line.split()) >= 2]
+        if not rows:
+            continue
+        written = rows[-1][1]
+        try:
+            value: float | None = float(written)
+        except ValueError:
+            value = None
+        out[key] = (written, value)
+    return out
+
+
+def _artifacts(folder: Path) -> tuple[str, ...]:
+    found: list[str] = []
+    if folder.is_dir():
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
+            found.extend((Path(dirpath) / f).relative_to(folder).as_posix() for f in sorted(filenames))
+            if len(found) >= _MAX_ARTIFACTS:
+                break
+    return tuple(found[:_MAX_ARTIFACTS])
+
+
+def _time(millis: Any) -> str | None:
+    if not isinstance(millis, int) or isinstance(millis, bool):
+        return None
+    try:
+        return dt.datetime.fromtimestamp(millis / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return None

@@ -1,0 +1,239 @@
+"""A markdown folder or an Obsidian vault read in place as one zettelkasten project.
+
+``vault/Event sourcing.md`` becomes ``zk:<project>:event-sourcing`` (the id is
+the file name made into an address segment; a second file with the same name
+in another folder keeps its folder: ``zk:<project>:drafts/event-sourcing``).
+Front matter is optional; ``title``, ``type``, ``tags``, ``aliases`` and
+``claim_strength`` are read when present, else the first ``#`` heading is the
+title and the type is ``note``. ``[[wikilinks]]`` — with ``|alias`` and
+``#heading`` — and relative Markdown links to other notes become ``links-to``
+edges (``![[embeds]]`` of notes become ``embeds``); ``#tags`` in the text or
+front matter become ``tagged`` edges to one ``tag/<name>`` node per tag,
+which lists its notes. Tethers: a git pin when the file is committed
+unchanged, a content hash otherwise.
+
+Diagnostic codes: ``dangling-ref`` (warning, field ``wikilinks``: a link
+names no note of the vault), ``duplicate-id`` (warning: two files slug to
+the same name and folder).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+from adapters.base import Diagnostic, Edge, Family, LoadResult, Node
+from adapters.file_tethers import FileTethers, provenance_of
+from adapters.frontmatter import Record, StoreFileError
+from adapters.ids import BadAddress, make_address
+from adapters.paths import under
+from adapters.source_files import SourceText, check_folder, read_source, shown_path, walk_files
+
+NOTE_TYPES = frozenset({"claim", "finding", "method", "quote", "concept", "question", "synthesis"})
+_WIKI = re.compile(r"(!?)\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
+_MDLINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+\.md)(?:#[^)\s]*)?\)")
+_TAG = re.compile(r"(?<![\w&/#\[])#([A-Za-z_][\w/-]*)")
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+
+
+@dataclass(frozen=True, slots=True)
+class _Note:
+    node: Node
+    links: tuple[tuple[str, str, int], ...]  # (rel, target text, line)
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+
+
+def slug(text: str) -> str:
+    """A file name or tag as an address segment: whitespace and separators become ``-``, lower case."""
+    return re.sub(r"[\s:{},]+", "-", text.strip()).strip("-").lower()
+
+
+class NotesAdapter:
+    """Every ``.md`` file under ``folder`` (hidden folders and ``skip`` folders aside) as ``zk:<project>:…``."""
+
+    family: Family = "zk"
+
+    def __init__(
+        self,
+        folder: Path,
+        workspace_root: Path,
+        repo_dir: Path | None,
+        project: str,
+        code_name: str | None = None,
+        skip: tuple[Path, ...] = (),
+    ) -> None:
+        self.folder = under(workspace_root, folder)
+        self.root = workspace_root
+        self.repo_dir = repo_dir
+        self.project = project
+        self.code_name = code_name
+        self.skip = tuple(shown_path(under(workspace_root, p), workspace_root).rstrip("/") + "/" for p in skip)
+
+    def load(self) -> LoadResult:
+        problem = check_folder(self.folder, self.root, "notes folder")
+        if problem is not None:
+            return LoadResult((), (problem,))
+        files, diagnostics = walk_files(self.folder, (".md", ".markdown"), self.root, recursive=True)
+        files = [f for f in files if not shown_path(f, self.root).startswith(self.skip)]
+        tethers = FileTethers(self.root, self.repo_dir)
+        tethers.prepare(shown_path(path, self.root) for path in files)
+        notes: dict[str, _Note] = {}
+        for path in files:
+            try:
+                source = read_source(path, self.root)
+            except StoreFileError as exc:
+                diagnostics.append(exc.diagnostic)
+                continue
+            if source.record is not None:
+                diagnostics.extend(source.record.warnings)
+            note = self._note(source, path, tethers, notes, diagnostics)
+            if note is not None:
+                notes[note.node.address] = note
+        return LoadResult(self._linked(notes, diagnostics), tuple(diagnostics))
+
+    def _note(
+        self, source: SourceText, path: Path, tethers: FileTethers, seen: dict[str, _Note], diags: list[Diagnostic]
+    ) -> _Note | None:
+        rel = path.relative_to(self.folder).with_suffix("").as_posix()
+        ident = slug(path.stem)
+        try:
+            address = make_address("zk", self.project, ident)
+            if address in seen:
+                address = make_address("zk", self.project, slug(rel))
+        except BadAddress as exc:
+            diags.append(Diagnostic(source.path, 1, "bad-id", f"note name {path.stem!r}: {exc}", "warning"))
+            return None
+        if address in seen:
+            message = f"note {rel!r} has the same id as {seen[address].node.path}; skipped"
+            diags.append(Diagnostic(source.path, 1, "duplicate-id", message, "warning"))
+            return None
+        rec = source.record
+        kind = _text(rec, "type")
+        title = _text(rec, "title") or _heading(source.body) or path.stem
+        # code is not prose: no tags or links inside it; blanking keeps every line number in place
+        prose = _CODE_SPAN.sub(" ", _FENCE.sub(lambda m: "\n" * m.group().count("\n"), source.body))
+        tags = tuple(dict.fromkeys([*_texts(rec, "tags"), *(m.group(1) for m in _TAG.finditer(prose))]))
+        tags = tuple(t.lstrip("#") for t in tags if t.lstrip("#"))
+        aliases = _texts(rec, "aliases") + _texts(rec, "alias")
+        links: list[tuple[str, str, int]] = []
+        for match in _WIKI.finditer(prose):
+            rel_name = "embeds" if match.group(1) else "links-to"
+            links.append((rel_name, match.group(2).strip() or path.stem, _line(prose, match.start(), source)))
+        for match in _MDLINK.finditer(prose):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(source.path), unquote(match.group(1))))
+            links.append(("links-to", "/" + target, _line(prose, match.start(), source)))
+        tether = tethers.tether(source.path, source.data)
+        strength = _text(rec, "claim_strength")
+        meta: dict[str, Any] = {
+            "id": address.split(":", 2)[2],
+            "project": self.project,
+            "type": kind if kind in NOTE_TYPES else "note",
+            "claim_strength": strength if strength in ("strong", "moderate", "weak") else None,
+            "cross": False,
+            "files": (),
+            "tags": tags,
+            "aliases": aliases,
+            "contested": False,
+            "body_line": source.body_line,
+            "source_kind": "notes",
+        }
+        node = Node(
+            address=address,
+            type=meta["type"],
+            title=title,
+            body=source.body,
+            family="zk",
+            provenance=(provenance_of(tether),),
+            tethers=(tether,),
+            meta=meta,
+            path=source.path,
+            line=1,
+        )
+        return _Note(node, tuple(links), tags, aliases)
+
+    def _linked(self, notes: dict[str, _Note], diags: list[Diagnostic]) -> tuple[Node, ...]:
+        """Resolve links by file name, folder path or alias (case-insensitive, as Obsidian does); add tag nodes."""
+        by_name: dict[str, str] = {}
+        for address, note in notes.items():
+            path = PurePosixPath(note.node.path or "")
+            for key in (path.stem, *note.aliases):
+                by_name.setdefault(key.strip().lower(), address)
+            by_name.setdefault("/" + path.as_posix().lower(), address)
+            inner = (self.root / path).relative_to(self.folder).with_suffix("").as_posix().lower()
+            by_name.setdefault(inner, address)
+        tagged: dict[str, list[str]] = {}
+        out: dict[str, Node] = {}
+        for address, note in notes.items():
+            edges: list[Edge] = []
+            for rel, target, line in note.links:
+                dst = by_name.get(target.strip().lower()) or by_name.get(target.strip().lower().removesuffix(".md"))
+                if dst is None:
+                    if not PurePosixPath(target).suffix or target.lower().endswith(".md"):
+                        message = f"link [[{target}]] names no note in this vault"
+                        diags.append(
+                            Diagnostic(note.node.path or "", line, "dangling-ref", message, "warning", "wikilinks")
+                        )
+                    continue  # an embedded image or attachment is not a note
+                if dst != address:
+                    edges.append(Edge(address, dst, rel))
+            for tag in note.tags:
+                tag_address = self._tag_address(tag)
+                if tag_address is not None:
+                    edges.append(Edge(address, tag_address, "tagged"))
+                    tagged.setdefault(tag_address, []).append(address)
+            out[address] = replace(note.node, edges=tuple(dict.fromkeys(edges)))
+        for tag_address, members in tagged.items():
+            name = tag_address.split(":", 2)[2].removeprefix("tag/")
+            titles = ", ".join(out[m].title for m in members)
+            out[tag_address] = Node(
+                address=tag_address,
+                type="tag",
+                title=f"#{name}",
+                body=f"Notes tagged #{name}: {titles}.",
+                family="zk",
+                edges=tuple(Edge(tag_address, m, "tags") for m in members),
+                meta={"id": tag_address.split(":", 2)[2], "project": self.project, "type": "tag", "tags": (name,)},
+            )
+        return tuple(out[key] for key in sorted(out))
+
+    def _tag_address(self, tag: str) -> str | None:
+        try:
+            return make_address("zk", self.project, "tag/" + slug(tag))
+        except BadAddress:
+            return None
+
+
+def _text(rec: Record | None, key: str) -> str | None:
+    if rec is None or key not in rec.fields():
+        return None
+    value = rec.value(key)
+    return str(value) if isinstance(value, str | int | float) else None
+
+
+def _texts(rec: Record | None, key: str) -> tuple[str, ...]:
+    """A list field or a single (comma- or space-separated) string, as Obsidian accepts both."""
+    if rec is None or key not in rec.fields():
+        return ()
+    value = rec.value(key)
+    if isinstance(value, list):
+        return tuple(str(v) for v in value if v is not None)
+    if isinstance(value, str):
+        return tuple(part for part in re.split(r"[,\s]+", value) if part)
+    return ()
+
+
+def _heading(body: str) -> str | None:
+    for line in body.split("\n"):
+        if line.startswith("# "):
+            return line[2:].strip() or None
+    return None
+
+
+def _line(prose: str, offset: int, source: SourceText) -> int:
+    return source.body_line + prose.count("\n", 0, offset)
