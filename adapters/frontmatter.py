@@ -128,6 +128,27 @@ MAX_DEPTH = 64
 """Store YAML nests a few levels (``code: {commit: …}``, ``citations: [{…}]``); deeper is hostile or broken."""
 
 
+def load_yaml(text: str, display: str) -> Any:
+    """A whole YAML document as plain values, refusing aliases and deep nesting (for ``.synapse/config.yaml``).
+
+    Raises :class:`StoreFileError` (code ``yaml``) for invalid YAML and for
+    the shapes :func:`_check_shape` refuses; an empty document is ``None``.
+    """
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except RecursionError:
+        raise StoreFileError(Diagnostic(display, 1, "yaml", "invalid YAML: nested too deeply")) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = 1 + (mark.line if mark is not None else 0)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise StoreFileError(Diagnostic(display, line, "yaml", f"invalid YAML: {problem}")) from None
+    if node is None:
+        return None
+    _check_shape(node, display, 1, "yaml")
+    return _Loader("").construct_document(node)
+
+
 def _compose_mapping(text: str, display: str, first_line: int, code: str) -> Record:
     try:
         node = yaml.compose(text, Loader=_Loader)
