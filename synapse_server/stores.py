@@ -72,7 +72,7 @@ class Stores:
             )
             loaders.append(("zk", "zk:all:*", zk.load))
         if "code" in wanted:
-            code = CodeAdapter(workspace.code_dir, workspace.code_name)
+            code = CodeAdapter(workspace.code_dir, workspace.code_name, boundary=workspace.root)
             loaders.append(("code", f"repo:{workspace.code_name}:*", code.load))
         if "data" in wanted:
             runs = RunsAdapter(workspace.runs_dir, workspace.root)
