@@ -43,15 +43,7 @@ def test_valid_config_is_loaded(tmp_path: Path) -> None:
         ("code: {name: 5}\n", "code.name"),
         ("federation: {'a.b': ../x}\n", "federation"),
     ],
-    ids=[
-        "unknown-key",
-        "wrong-type-list",
-        "wrong-type-bool",
-        "out-of-domain",
-        "nested-unknown",
-        "nested-type",
-        "dotted-alias",
-    ],
+    ids=["unknown-key", "wrong-type-list", "wrong-type-bool", "out-of-domain", "nested-unknown", "nested-type", "dotted-alias"],
 )
 def test_invalid_config_names_the_key_and_the_file(tmp_path: Path, text: str, key: str) -> None:
     write_config(tmp_path, text)
