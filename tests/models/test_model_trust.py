@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from synapse_server.errors import ConfigError
-from synapse_server.models import model_spec_from, model_spec_origin
+from synapse_server.models import ModelMisconfigured, model_spec_from, model_spec_origin, resolve_model
 from synapse_server.models.spec import TRUST_ENV
 
 
@@ -42,3 +45,10 @@ def test_the_trust_variable_lets_the_workspace_config_choose_an_outside_model(va
 def test_anything_but_a_yes_leaves_the_workspace_model_untrusted(value: str) -> None:
     with pytest.raises(ConfigError):
         model_spec_from("command:claude -p", {TRUST_ENV: value}, None)
+
+
+def test_a_script_model_naming_a_fifo_is_misconfigured_not_a_blocking_read(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "replies.txt")
+    with pytest.raises(ModelMisconfigured) as info:
+        resolve_model("script:replies.txt", cwd=tmp_path)
+    assert "regular file" in info.value.message
