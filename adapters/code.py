@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import git
 
@@ -79,17 +79,80 @@ def tree_entries(repo: git.Repo, commit: str) -> list[TreeEntry]:
     return entries
 
 
-def open_repository(path: Path) -> tuple[git.Repo | None, str | None]:
-    """The repository at ``path`` and its HEAD commit sha, or a reason why there is none."""
+GIT_OUTSIDE = "its git directory lies outside the workspace (a gitfile or a symlinked .git)"
+"""The reason :func:`open_repository` gives for a refused repository (diagnostic code ``git-outside``)."""
+
+
+def open_repository(path: Path, boundary: Path | None = None) -> tuple[git.Repo | None, str | None]:
+    """The repository at ``path`` and its HEAD commit sha, or a reason why there is none.
+
+    With a ``boundary`` (the workspace root), a repository whose git directory
+    lies outside it is refused with :data:`GIT_OUTSIDE`, unless it is a linked
+    worktree of that repository: a ``.git`` gitfile or symlink could otherwise
+    make ``get repo:…`` read any repository on the machine.
+    """
     try:
         repo = git.Repo(path)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         return None, "not a git repository"
+    if boundary is not None and git_dir_place(repo, path, boundary)[0] == "outside":
+        repo.close()
+        return None, GIT_OUTSIDE
     try:
         return repo, repo.head.commit.hexsha
     except ValueError:
         repo.close()
         return None, "the repository has no commits"
+
+
+def git_dir_place(repo: git.Repo, path: Path, boundary: Path) -> tuple[Literal["inside", "worktree", "outside"], str]:
+    """Where ``repo``'s git data lives relative to ``boundary``, and a sentence for lint.
+
+    ``inside``: the git directory, its common directory and every object
+    alternate resolve under the boundary. ``worktree``: a linked worktree
+    (``git worktree add``) whose git directory names this very ``.git`` file
+    as its checkout, which only the main repository's owner can arrange.
+    ``outside``: anything else.
+    """
+    root = boundary.resolve()
+    git_dir = Path(repo.git_dir).resolve()
+    common = Path(repo.common_dir).resolve()
+    borrowed = _alternates(common)
+    places = [git_dir, common, *(borrowed or ())]
+    if borrowed is not None and all(place == root or root in place.parents for place in places):
+        return "inside", "the git directory lies inside the workspace"
+    dot_git = Path(path) / ".git"
+    back = git_dir / "gitdir"
+    if dot_git.is_file() and not dot_git.is_symlink() and back.is_file() and (git_dir / "commondir").is_file():
+        named = Path(back.read_text(encoding="utf-8").strip())
+        if named.is_absolute() and named.resolve() == dot_git.resolve():
+            return "worktree", "the code store is a linked git worktree; its git directory lies in the main repository"
+    return "outside", GIT_OUTSIDE
+
+
+def locate_git_dir(path: Path, boundary: Path) -> tuple[Literal["inside", "worktree", "outside"], str] | None:
+    """:func:`git_dir_place` for the repository at ``path`` (None when there is none), for lint."""
+    try:
+        repo = git.Repo(path)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    try:
+        return git_dir_place(repo, path, boundary)
+    finally:
+        repo.close()
+
+
+def _alternates(common: Path) -> list[Path] | None:
+    """Object directories borrowed through ``objects/info/alternates`` (a way to read another repository's blobs).
+
+    None when the list exists but cannot be read: then it cannot be shown to stay inside.
+    """
+    listing = common / "objects" / "info" / "alternates"
+    try:
+        lines = listing.read_text(encoding="utf-8").splitlines() if listing.exists() else []
+    except (OSError, UnicodeDecodeError):
+        return None
+    return [(common / "objects" / line.strip()).resolve() for line in lines if line.strip()]
 
 
 class CodeAdapter:
@@ -104,20 +167,23 @@ class CodeAdapter:
         *,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         exclusions: CodeExclusions | None = None,
+        boundary: Path | None = None,
     ) -> None:
         self.repo_path = repo_path
         self.name = name
         self.max_body_bytes = max_body_bytes
         self.exclusions = exclusions or CodeExclusions()
+        self.boundary = boundary
 
     def load(self) -> LoadResult:
         try:
             make_address("repo", self.name, "x")
         except BadAddress as exc:
             return LoadResult((), (Diagnostic(".", 1, "bad-id", f"code name {self.name!r}: {exc}"),))
-        repo, head = open_repository(self.repo_path)
+        repo, head = open_repository(self.repo_path, self.boundary)
         if repo is None or head is None:
-            return LoadResult((), (Diagnostic(".", 1, "no-repo", f"code store unavailable: {head}"),))
+            code = "git-outside" if head == GIT_OUTSIDE else "no-repo"
+            return LoadResult((), (Diagnostic(".", 1, code, f"code store unavailable: {head}"),))
         try:
             return self._load(repo, head)
         finally:

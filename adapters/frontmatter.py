@@ -9,7 +9,7 @@ as ``0042`` or a timestamp stays exactly as typed instead of becoming an int
 or a datetime.
 
 Diagnostic codes raised here: ``unreadable``, ``binary``, ``encoding``,
-``front-matter``, ``yaml``, ``missing-field``, ``bad-field``.
+``front-matter``, ``yaml``, ``missing-field``, ``bad-field``, ``body-too-large``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from adapters.base import Diagnostic, Severity
+from adapters.paths import read_regular_bytes
 
 
 class StoreFileError(Exception):
@@ -51,11 +52,15 @@ _BOOL = "tag:yaml.org,2002:bool"
 
 
 def read_text(path: Path, display: str) -> str:
-    """The file's text as UTF-8 (a leading BOM is dropped); binary and undecodable files are errors."""
+    """The file's text as UTF-8 (a leading BOM is dropped); binary and undecodable files are errors.
+
+    Only a regular file is read: a FIFO or device in a store is ``unreadable``, never a blocking read.
+    """
     try:
-        data = path.read_bytes()
+        data = read_regular_bytes(path)
     except OSError as exc:
-        raise StoreFileError(Diagnostic(display, 1, "unreadable", f"cannot read file: {exc.strerror}")) from None
+        reason = exc.strerror or str(exc)
+        raise StoreFileError(Diagnostic(display, 1, "unreadable", f"cannot read file: {reason}")) from None
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise StoreFileError(Diagnostic(display, line, "binary", "binary file (NUL byte) where text was expected"))
@@ -64,6 +69,23 @@ def read_text(path: Path, display: str) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise StoreFileError(Diagnostic(display, line, "encoding", f"not UTF-8: byte {data[exc.start]:#04x}")) from None
+
+
+MAX_BODY_BYTES = 256_000
+"""Memory and zettelkasten bodies past this many UTF-8 bytes are cut (as the code store caps its blobs):
+a 50 MB note would otherwise dominate every index sync and snippet."""
+
+
+def capped_body(body: str, display: str, line: int, warnings: list[Diagnostic]) -> str:
+    """``body`` cut to :data:`MAX_BODY_BYTES` at a character boundary, with a ``body-too-large`` warning."""
+    if len(body) * 4 <= MAX_BODY_BYTES:  # cannot exceed the cap: skip the encode on ordinary bodies
+        return body
+    data = body.encode("utf-8")
+    if len(data) <= MAX_BODY_BYTES:
+        return body
+    message = f"body is {len(data)} bytes; only the first {MAX_BODY_BYTES} are read"
+    warnings.append(Diagnostic(display, line, "body-too-large", message, "warning"))
+    return data[:MAX_BODY_BYTES].decode("utf-8", "ignore").rstrip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +124,36 @@ def parse_yaml_record(text: str, display: str) -> Record:
     return _compose_mapping(text, display, 1, "yaml")
 
 
+MAX_DEPTH = 64
+"""Store YAML nests a few levels (``code: {commit: …}``, ``citations: [{…}]``); deeper is hostile or broken."""
+
+
+def load_yaml(text: str, display: str) -> Any:
+    """A whole YAML document as plain values, refusing aliases and deep nesting (for ``.synapse/config.yaml``).
+
+    Raises :class:`StoreFileError` (code ``yaml``) for invalid YAML and for
+    the shapes :func:`_check_shape` refuses; an empty document is ``None``.
+    """
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except RecursionError:
+        raise StoreFileError(Diagnostic(display, 1, "yaml", "invalid YAML: nested too deeply")) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = 1 + (mark.line if mark is not None else 0)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise StoreFileError(Diagnostic(display, line, "yaml", f"invalid YAML: {problem}")) from None
+    if node is None:
+        return None
+    _check_shape(node, display, 1, "yaml")
+    return _Loader("").construct_document(node)
+
+
 def _compose_mapping(text: str, display: str, first_line: int, code: str) -> Record:
     try:
         node = yaml.compose(text, Loader=_Loader)
+    except RecursionError:
+        raise StoreFileError(Diagnostic(display, first_line, code, "invalid YAML: nested too deeply")) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = first_line + (mark.line if mark is not None else 0)
@@ -115,7 +164,36 @@ def _compose_mapping(text: str, display: str, first_line: int, code: str) -> Rec
     if not isinstance(node, yaml.MappingNode):
         line = first_line + node.start_mark.line
         raise StoreFileError(Diagnostic(display, line, code, "YAML document is not a mapping of fields"))
+    _check_shape(node, display, first_line, code)
     return Record(node, display, first_line - 1, [])
+
+
+def _check_shape(root: yaml.Node, display: str, first_line: int, code: str) -> None:
+    """Refuse aliases and deep nesting before any value is built.
+
+    An alias makes one node appear many times, so a few lines can expand into
+    gigabytes once a field is rendered (the "billion laughs" shape). Store
+    files are data written by people and agents and need no aliases, so any
+    reuse of a node is an error naming its line. The walk is iterative and
+    visits every node once.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            line = first_line + node.start_mark.line
+            message = "YAML aliases (*name) are not allowed in store files; write the value out"
+            raise StoreFileError(Diagnostic(display, line, code, message))
+        seen.add(id(node))
+        if depth > MAX_DEPTH:
+            line = first_line + node.start_mark.line
+            raise StoreFileError(Diagnostic(display, line, code, f"YAML nested deeper than {MAX_DEPTH} levels"))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend(((key, depth + 1), (value, depth + 1)))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, depth + 1) for item in node.value)
 
 
 class Record:

@@ -36,3 +36,17 @@ def check_id(ident: str) -> str:
     """An id usable as the last address segment; raises :class:`BadAddress` otherwise."""
     make_address("x", "x", ident)
     return ident
+
+
+def check_file_id(ident: str) -> str:
+    """An id that is also a file name (a memory entry's ``<id>.md``): no path separator, no ``.``/``..``.
+
+    Code ids may hold slashes (``repo:demo:models/costs.py``); an entry id may
+    not, because ``../../../etc/passwd`` would be an id that names a path
+    outside its store. Raises :class:`BadAddress`.
+    """
+    if "/" in ident or "\\" in ident:
+        raise BadAddress(f"id {ident!r} holds a path separator; an entry id is a plain file name")
+    if ident in (".", ".."):
+        raise BadAddress(f"id {ident!r} is a path segment, not a name")
+    return check_id(ident)

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
-from adapters.frontmatter import Record, StoreFileError, parse_front_matter, read_text
-from adapters.ids import BadAddress, check_address, check_id, make_address
+from adapters.frontmatter import MAX_BODY_BYTES, Record, StoreFileError, capped_body, parse_front_matter, read_text
+from adapters.ids import BadAddress, check_address, check_file_id, check_id, make_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside, under
+
+__all__ = ["MAX_BODY_BYTES", "MEMORY_KINDS", "MEMORY_STATUSES", "MemoryAdapter", "Pin"]
 
 MEMORY_KINDS = frozenset(
     {"root", "plan", "phase", "decision", "experiment", "checkpoint", "anti-pattern", "note", "annotation"}
@@ -95,7 +97,8 @@ class MemoryAdapter:
         shown = display_path(path, self.workspace_root)
         try:
             doc = parse_front_matter(read_text(path, shown), shown)
-            entry = self._entry(doc.record, doc.body, doc.body_line, path.stem)
+            body = capped_body(doc.body, shown, doc.body_line, doc.record.warnings)
+            entry = self._entry(doc.record, body, doc.body_line, path.stem)
         except StoreFileError as exc:
             diagnostics.append(exc.diagnostic)
             return None
@@ -195,7 +198,7 @@ class MemoryAdapter:
 def _ident(rec: Record) -> str:
     ident = rec.text("id", required=True) or ""
     try:
-        return check_id(ident)
+        return check_file_id(ident)
     except BadAddress as exc:
         raise rec.error("id", "bad-id", f"id {ident!r} cannot be an address segment: {exc}") from None
 

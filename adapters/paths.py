@@ -10,6 +10,7 @@ resolves symlinks first and then insists the result is still under the root.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path, PurePosixPath
 
 
@@ -21,6 +22,43 @@ class PathEscape(ValueError):
         self.root = root
         self.reason = reason
         super().__init__(f"{path!r} {reason}")
+
+
+class NotRegularFile(OSError):
+    """A store path that names a FIFO, a device, a socket or a directory: never read, never waited on."""
+
+
+def open_regular(path: Path) -> int:
+    """A read descriptor for ``path`` if it is a regular file; raises :class:`NotRegularFile` otherwise.
+
+    The open is non-blocking, so a FIFO without a writer cannot stall the
+    caller; the file type is then checked on the open descriptor itself (no
+    window between the check and the read) and blocking mode restored.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"not a regular file ({_kind(mode)})")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular_bytes(path: Path) -> bytes:
+    """The bytes of a regular file; a FIFO, device or socket raises :class:`NotRegularFile` (an ``OSError``)."""
+    with os.fdopen(open_regular(path), "rb") as handle:
+        return handle.read()
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):  # fmt: skip
+        if test(mode):
+            return name
+    return "not a plain file"
 
 
 def resolve_inside(root: Path, candidate: str | Path) -> Path:
@@ -84,10 +122,12 @@ def display_path(path: Path, workspace_root: Path) -> str:
 
 
 def list_store_files(directory: Path, suffix: str, root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Regular files directly in ``directory`` ending in ``suffix``, sorted by name, plus the refused ones.
+    """Non-directory entries directly in ``directory`` ending in ``suffix``, sorted by name, plus the refused ones.
 
     A directory entry that resolves outside ``root`` (an escaping symlink) is
-    returned in the second list with the reason, for the caller to report.
+    returned in the second list with the reason, for the caller to report. A
+    FIFO or device is returned with the files: reading it through
+    :func:`read_regular_bytes` reports it as unreadable instead of skipping it silently.
     """
     accepted: list[Path] = []
     refused: list[tuple[Path, str]] = []
@@ -101,7 +141,7 @@ def list_store_files(directory: Path, suffix: str, root: Path) -> tuple[list[Pat
         except PathEscape as exc:
             refused.append((entry, exc.reason))
             continue
-        if resolved.is_file():
+        if resolved.exists() and not resolved.is_dir():
             accepted.append(entry)
     return accepted, refused
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
-from adapters.frontmatter import Record, StoreFileError, parse_front_matter, read_text
+from adapters.frontmatter import Record, StoreFileError, capped_body, parse_front_matter, read_text
 from adapters.ids import BadAddress, check_address, check_id, make_address
 from adapters.paths import (
     PathEscape,
@@ -185,7 +185,8 @@ class ZettelkastenAdapter:
             shown = display_path(path, self.workspace_root)
             try:
                 doc = parse_front_matter(read_text(path, shown), shown)
-                node, made = _note_node(doc.record, doc.body, doc.body_line, path.stem, project.key, self.code_name)
+                body = capped_body(doc.body, shown, doc.body_line, doc.record.warnings)
+                node, made = _note_node(doc.record, body, doc.body_line, path.stem, project.key, self.code_name)
             except StoreFileError as exc:
                 diags.append(exc.diagnostic)
                 continue

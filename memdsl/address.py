@@ -18,6 +18,8 @@ RESERVED_STORES = frozenset({"session", "work"})
 """Reserved for future mutable working state: parsed, never emitted by navigation."""
 
 _FORBIDDEN = re.compile(r"[:{},\s]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""Control characters (C0, DEL, C1) are never part of an address: echoed to a terminal they are escape sequences."""
 _STAMP_FORBIDDEN = re.compile(r"[{},#@\s]")
 _SPAN = re.compile(r"#(0|[1-9][0-9]{0,14})-(0|[1-9][0-9]{0,14})")
 """Offsets are bounded (15 digits) so a hostile span cannot cost a huge int conversion."""
@@ -36,7 +38,9 @@ class Locator:
             raise fail("address.span", "a span needs both start and end")
         if self.start is not None and self.end is not None and (self.start < 0 or self.end <= self.start):
             raise fail("address.span", f"span #{self.start}-{self.end} is not half-open (0 <= start < end)")
-        if self.as_of is not None and (not self.as_of or _STAMP_FORBIDDEN.search(self.as_of)):
+        if self.as_of is not None and (
+            not self.as_of or _STAMP_FORBIDDEN.search(self.as_of) or _CONTROL.search(self.as_of)
+        ):
             raise fail("address.stamp", f"as-of stamp {self.as_of!r} is empty or holds a separator")
         if self.start is None and self.as_of is None:
             raise fail("address.locator", "an empty locator is not allowed; omit it instead")
@@ -63,6 +67,8 @@ class Address:
             bad = _FORBIDDEN.search(value)
             if bad:
                 raise fail("address.separator", f"address {name} {value!r} contains separator {bad.group()!r}")
+            if _CONTROL.search(value):
+                raise fail("address.control", f"address {name} contains a control character")
 
     @property
     def reserved(self) -> bool:
@@ -117,6 +123,9 @@ def parse_address(text: str, line: int = 1, column: int = 1) -> Address:
                 line,
                 column + offset + bad.start(),
             )
+        control = _CONTROL.search(part)
+        if control:
+            raise fail("address.control", "control character in address", line, column + offset + control.start())
         offset += len(part) + 1
     return Address(parts[0], parts[1], parts[2], locator)
 

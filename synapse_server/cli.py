@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from synapse_server import __version__
+from synapse_server.commands.terminal import terminal_safe_output
 from synapse_server.errors import SynapseError
 
 COMMANDS = (
@@ -34,9 +35,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "serve":  # stdout is the protocol: nothing may rewrite it
+        return _run(args)
+    with terminal_safe_output():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's exit code, with typed errors mapped to exit codes and one JSON line on stderr."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.handler(args))
     except SynapseError as exc:

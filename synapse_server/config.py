@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from adapters.frontmatter import StoreFileError, load_yaml
+from adapters.paths import read_regular_bytes
+from synapse_server.config_placement import check_placement
 from synapse_server.errors import ConfigError, WorkspaceError
 from synapse_server.sources_config import SourceConfig, default_cache_dir, notes_projects
 
@@ -184,27 +186,30 @@ def load_workspace(root: Path) -> Workspace:
     path = root / CONFIG_RELPATH
     if not path.exists():
         return Workspace(root, Config(), None)
-    return Workspace(root, parse_config(path), path)
+    workspace = Workspace(root, parse_config(path), path)
+    check_placement(workspace)
+    return workspace
 
 
 def parse_config(path: Path) -> Config:
     rel = CONFIG_RELPATH
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(read_regular_bytes(path).decode("utf-8"), str(rel))
+    except OSError as exc:  # includes a FIFO or device, refused before any read could wait
+        raise ConfigError(f"{rel}: cannot be read: {exc.strerror or exc}", file=str(rel)) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{rel}: not UTF-8 text", file=str(rel)) from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        raise ConfigError(
-            f"{rel}:{line}: invalid YAML: {getattr(exc, 'problem', exc)}", file=str(rel), line=line
-        ) from exc
+    except StoreFileError as exc:
+        line = exc.diagnostic.line
+        raise ConfigError(f"{rel}:{line}: {exc.diagnostic.message}", file=str(rel), line=line) from None
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{rel}: the top level must be a mapping, not {type(raw).__name__}", file=str(rel))
     try:
         return Config.model_validate(raw)
+    except RecursionError:
+        raise ConfigError(f"{rel}: nested too deeply", file=str(rel)) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(top level)"

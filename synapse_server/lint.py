@@ -9,6 +9,9 @@ citations); it adds only the cross-store checks no single adapter can make.
 Codes lint adds (severity):
 
 - ``dangling-parent`` (error): a memory entry's ``parent`` is not in the tree.
+- ``parent-cycle`` (error): a memory entry's ``parent`` chain loops back to itself.
+- ``git-outside`` (error): the code store's git directory lies outside the workspace (refused).
+- ``git-worktree`` (info): the code store is a linked git worktree, so its git directory lies elsewhere (fine).
 - ``dangling-related`` (error): a ``related`` entry names no memory entry.
 - ``dangling-cite`` (error): a ``cites`` address resolves to no node.
 - ``dangling-run`` (error): a memory entry names a run that is not in the runs store.
@@ -34,7 +37,7 @@ Adapter codes pass through unchanged: ``unreadable``, ``binary``, ``encoding``,
 ``front-matter``, ``yaml``, ``missing-field``, ``bad-field``, ``bad-id``,
 ``id-mismatch``, ``duplicate-id``, ``path-escape``, ``missing-record``, and
 the source kinds' codes (``adr-status``, ``adr-title``, ``mem-syntax``,
-``too-large``, see docs/sources.md). Their ``dangling-ref`` findings are
+``too-large``, ``body-too-large``, see docs/sources.md). Their ``dangling-ref`` findings are
 refined into the codes above; ``info`` findings (an absent optional store)
 are kept apart and shown only with ``--verbose``. ``serve --check`` reports
 the same three counts.
@@ -49,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.base import Diagnostic, LoadResult, Node, Severity, TetherCheck, TetherKind
-from adapters.code import CodeAdapter
+from adapters.code import CodeAdapter, locate_git_dir
 from adapters.frontmatter import Record, StoreFileError, parse_front_matter, parse_yaml_record, read_text
 from adapters.memory import MemoryAdapter
 from adapters.resolvers import GitRepoLookup, Resolvers, sha256_file, workspace_resolvers
@@ -151,11 +154,13 @@ class _Linter:
             )
         )
         self.files.update(node.path for node in nodes if node.path)
-        lookup = GitRepoLookup(ws.code_dir)
+        lookup = GitRepoLookup(ws.code_dir, ws.root)
         try:
             resolvers = workspace_resolvers(ws.root, ws.code_dir, nodes)
             known = {node.address for node in nodes}
             self._config()
+            self._git_dir()
+            self._parent_cycles([n for n in nodes if n.family == "memory"])
             self._memory([n for n in nodes if n.family == "memory"], known, resolvers)
             self._notes([n for n in nodes if n.family == "zk"], known, resolvers, lookup)
             self._runs([n for n in nodes if n.family == "data"], resolvers, lookup)
@@ -234,6 +239,40 @@ class _Linter:
             if not exists:
                 message = f"project {name!r} is not a zettelkasten project in this workspace"
                 self._add(shown, self._config_line("projects:"), "unknown-project", message)
+
+    def _git_dir(self) -> None:
+        """A git directory outside the workspace is refused by the code store; a linked worktree is said to be fine."""
+        place = locate_git_dir(self.workspace.code_dir, self.workspace.root)
+        if place is None or place[0] == "inside":
+            return
+        state, detail = place
+        if state == "worktree":
+            self._add(".git", 1, "git-worktree", f"{detail} (expected for a worktree; the code store reads it)", "info")
+        else:
+            self._add(".git", 1, "git-outside", f"code store refused: {detail}")
+
+    def _parent_cycles(self, nodes: list[Node]) -> None:
+        """Entries whose ``parent`` chain returns to itself: the tree has no root along that chain."""
+        parent = {n.address: e.dst for n in nodes for e in n.edges if e.rel == "parent"}
+        path_of = {n.address: n.path or "" for n in nodes}
+        reported: set[str] = set()
+        for start in sorted(parent):
+            chain: list[str] = []
+            seen: set[str] = set()
+            here: str | None = start
+            while here is not None and here not in seen and here not in reported:
+                seen.add(here)
+                chain.append(here)
+                here = parent.get(here)
+            if here is None or here in reported or here not in seen:
+                reported.update(seen)
+                continue
+            loop = chain[chain.index(here) :]
+            shown = " -> ".join(a.removeprefix("mem:tree:") for a in [*loop, here])
+            for member in loop:
+                path = path_of[member]
+                self._add(path, self._line(path, "parent"), "parent-cycle", f"parent chain loops: {shown}")
+            reported.update(seen)
 
     def _memory(self, nodes: list[Node], known: set[str], resolvers: Resolvers) -> None:
         for node in nodes:
@@ -329,7 +368,7 @@ class _Linter:
     def _code_addresses(self) -> set[str]:
         """Ids of the code store's nodes, loaded only when a memory entry cites code."""
         if self._code is None:
-            loaded = CodeAdapter(self.workspace.code_dir, self.workspace.code_name).load()
+            loaded = CodeAdapter(self.workspace.code_dir, self.workspace.code_name, boundary=self.workspace.root).load()
             self._code = {node.address.split(":", 2)[2] for node in loaded.nodes}
         return self._code
 

@@ -208,7 +208,7 @@ def _open_world(deps: Deps) -> bool:
     """True when navigate's model is reached over a network or an external command."""
     try:
         config_model = deps.workspace().config.model
-    except SynapseError:
+        spec = model_spec_from(config_model, os.environ, deps.settings.model)
+    except SynapseError:  # an invalid config, or a workspace model the user has not trusted (it will not run)
         return False
-    spec = model_spec_from(config_model, os.environ, deps.settings.model)
     return spec.strip().partition(":")[0] not in OFFLINE_PROVIDERS

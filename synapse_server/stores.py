@@ -144,6 +144,8 @@ def _code_loader(
 
     def load() -> LoadResult:
         exclusions: CodeExclusions = code_exclusions(workspace, sources)
-        return CodeAdapter(workspace.code_dir, workspace.code_name, exclusions=exclusions).load()
+        return CodeAdapter(
+            workspace.code_dir, workspace.code_name, exclusions=exclusions, boundary=workspace.root
+        ).load()
 
     return load

@@ -80,7 +80,7 @@ def workspace_resolvers(workspace_root: Path, repo_path: Path | None, nodes: Ite
     runs and citations against the run and source nodes among ``nodes``."""
     loaded = list(nodes)
     content = ContentHashResolver(workspace_root)
-    git = GitPinResolver(GitRepoLookup(repo_path) if repo_path is not None else None)
+    git = GitPinResolver(GitRepoLookup(repo_path, workspace_root) if repo_path is not None else None)
     return Resolvers(
         {
             TetherKind.GIT_PIN: git,

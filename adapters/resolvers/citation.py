@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.base import Node, Tether, TetherCheck
+from adapters.paths import read_regular_bytes
 
 _SPACE = re.compile(r"\s+")
 
@@ -94,7 +95,7 @@ class CitationResolver:
     def _text(self, path: Path) -> _Text | None:
         if path not in self._texts:
             try:
-                data = path.read_bytes()
+                data = read_regular_bytes(path)
             except OSError:
                 self._texts[path] = None
                 return None

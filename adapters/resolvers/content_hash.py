@@ -9,11 +9,12 @@ navigation turn), so a file shared by many runs is read once.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
 from adapters.base import Tether, TetherCheck
-from adapters.paths import PathEscape, resolve_inside
+from adapters.paths import PathEscape, open_regular, resolve_inside
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CHUNK = 1 << 20
@@ -22,7 +23,7 @@ _CHUNK = 1 << 20
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file's bytes, read in chunks."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with os.fdopen(open_regular(path), "rb") as handle:  # a FIFO must not block the resolver
         for chunk in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()

@@ -43,8 +43,9 @@ class GitLookup(Protocol):
 class GitRepoLookup:
     """:class:`GitLookup` over a real repository, opened lazily and cached per ref and per commit."""
 
-    def __init__(self, repo_path: Path) -> None:
+    def __init__(self, repo_path: Path, boundary: Path | None = None) -> None:
         self.repo_path = repo_path
+        self.boundary = boundary
         self._opened = False
         self._repo: git.Repo | None = None
         self._head: str | None = None
@@ -54,7 +55,7 @@ class GitRepoLookup:
     def _open(self) -> git.Repo | None:
         if not self._opened:
             self._opened = True
-            self._repo, self._head = open_repository(self.repo_path)
+            self._repo, self._head = open_repository(self.repo_path, self.boundary)
             if self._repo is None:
                 self._head = None
         return self._repo

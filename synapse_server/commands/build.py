@@ -1,8 +1,8 @@
 """``synapse build --root DIR [--kind generic|claim]``: (re)build a practice <-> canon overlay.
 
 The one command that writes, and only ``.synapse/links/``. It calls the same
-``build_overlay`` the MCP tool calls. ``--write-free`` (or ``write_free: true``
-in the config) refuses before any work: exit 2, nothing written. Exit 0 on a
+``build_overlay`` the MCP tool calls. ``--write-free`` (or ``SYNAPSE_WRITE_FREE=1``,
+or ``write_free: true`` in the config) refuses before any work: exit 2, nothing written. Exit 0 on a
 written overlay, 2 for invalid input, 1 for an operational failure (a model
 provider that failed mid-build; the previous overlay is then left in place).
 """
@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from synapse_server.actions.deps import WRITE_FREE_ENV, ServerSettings
 from synapse_server.config import load_workspace
 from synapse_server.errors import InvalidInput
 from synapse_server.overlay.build import MIN_CONFIDENCE, BuildReport, build_overlay, typer_model
@@ -49,14 +50,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--model", default=None, help="typer model spec: extractive (offline), script:PATH, command:CMD, openai:M, ..."
     )
-    parser.add_argument("--write-free", action="store_true", help="refuse to write (as a write-free server does)")
+    parser.add_argument(
+        "--write-free",
+        action="store_true",
+        help=f"refuse to write (as a write-free server does; also {WRITE_FREE_ENV}=1 or write_free: true in the config)",
+    )
     parser.add_argument("--json", action="store_true", help="print the build report as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     workspace = load_workspace(Path(args.root))
-    refuse_if_write_free(workspace, args.write_free)  # before stores or a model: a refused build does no work
+    write_free = ServerSettings.from_environment(workspace.root, write_free=args.write_free).write_free
+    refuse_if_write_free(workspace, write_free)  # before stores or a model: a refused build does no work
     projects = None if args.projects is None else [p.strip() for p in args.projects.split(",") if p.strip()]
     if not 0.0 <= args.min_confidence <= 1.0:
         raise InvalidInput("--min-confidence must be between 0 and 1", parameter="min_confidence")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 from collections import Counter
 from pathlib import Path
@@ -19,11 +20,13 @@ from typing import Any
 from synapse_server.actions.deps import WRITE_FREE_ENV, Deps, ServerSettings
 from synapse_server.config import find_workspace, load_workspace
 from synapse_server.lint import lint_workspace
-from synapse_server.models import model_spec_from, parse_model_spec
+from synapse_server.models import model_spec_origin, parse_model_spec
 from synapse_server.models.spec import ENV_VAR as MODEL_ENV
+from synapse_server.models.spec import TRUST_ENV
 from synapse_server.stores import FAMILIES
 
 INDEX_FILE = "index-default.sqlite3"
+log = logging.getLogger(__name__)
 
 
 def register(subparsers: Any) -> None:
@@ -52,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None:
         parse_model_spec(args.model)
     settings = ServerSettings.from_environment(workspace.root, write_free=args.write_free, model=args.model)
+    origin = model_spec_origin(workspace.config.model, os.environ, settings.model)
+    if not origin.trusted:
+        log.warning("%s", _model_line({"spec": origin.spec, "source": origin.source, "trusted": False}))
     if args.check:
         report = check_report(settings)
         print(json.dumps(report, indent=2) if args.json else "\n".join(report_lines(report)))
@@ -71,10 +77,7 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
         workspace = deps.workspace()
         stores = deps.stores()
         counts = Counter(node.family for node in stores.nodes.values())
-        spec = model_spec_from(workspace.config.model, os.environ, settings.model)
-        source = (
-            "--model" if settings.model is not None else ("env" if os.environ.get(MODEL_ENV, "").strip() else "config")
-        )
+        origin = model_spec_origin(workspace.config.model, os.environ, settings.model)
         cache = workspace.cache_dir / INDEX_FILE
         docs = _indexed_docs(deps) if cache.exists() else None
         lint = lint_workspace(workspace)  # the same findings and counts `synapse lint` prints
@@ -91,7 +94,7 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
                 "info": lint.infos,
                 "failures": [failure.detail for failure in stores.failures],
             },
-            "model": {"spec": spec, "source": source},
+            "model": {"spec": origin.spec, "source": origin.source, "trusted": origin.trusted},
             "index": {
                 "cache": _relative(cache, workspace.root),
                 "present": cache.exists(),
@@ -119,9 +122,19 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         f"diagnostics: {stores['errors']} error(s), {stores['warnings']} warning(s), {stores['info']} info "
         "(see: synapse lint --verbose)",
         *(f"store failure: {detail}" for detail in stores["failures"]),
-        f"model: {report['model']['spec']} (from {report['model']['source']})",
+        _model_line(report["model"]),
         f"index cache: {index['cache']}: {state}",
     ]
+
+
+def _model_line(model: dict[str, Any]) -> str:
+    line = f"model: {model['spec']} (from {model['source']}, {'trusted' if model['trusted'] else 'NOT trusted'})"
+    if not model["trusted"]:
+        line += (
+            f"; a workspace config may not start a process or reach a network on its own: navigate, build and the "
+            f"lenses refuse it with config_error until you pass --model, set {MODEL_ENV} or set {TRUST_ENV}=1"
+        )
+    return line
 
 
 def _indexed_docs(deps: Deps) -> int:

@@ -24,7 +24,15 @@ from synapse_server.models.errors import (
     ModelTransportError,
 )
 from synapse_server.models.fake import FakeModel
-from synapse_server.models.spec import PROVIDERS, ModelSpec, model_spec_from, parse_model_spec, resolve_model
+from synapse_server.models.spec import (
+    PROVIDERS,
+    ModelSpec,
+    SpecOrigin,
+    model_spec_from,
+    model_spec_origin,
+    parse_model_spec,
+    resolve_model,
+)
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -44,8 +52,10 @@ __all__ = [
     "ModelTimeout",
     "ModelTransportError",
     "Prompt",
+    "SpecOrigin",
     "Usage",
     "model_spec_from",
+    "model_spec_origin",
     "parse_model_spec",
     "resolve_model",
 ]

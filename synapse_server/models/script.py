@@ -15,6 +15,7 @@ import json
 import threading
 from pathlib import Path
 
+from adapters.paths import read_regular_bytes
 from synapse_server.models.base import Completion, Model, ModelIdentity, Prompt, Usage
 from synapse_server.models.errors import ModelExhausted, ModelMisconfigured
 
@@ -32,9 +33,9 @@ class ScriptModel(Model):
         self._repeat: str | None = None
         self._replies: list[Completion] = []
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular_bytes(path).decode("utf-8")  # a FIFO named by a config must not block the turn
         except (OSError, UnicodeDecodeError) as error:
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else type(error).__name__
+            reason = (error.strerror or str(error)) if isinstance(error, OSError) else type(error).__name__
             raise ModelMisconfigured(f"script: cannot read {self.identity.id}: {reason}", provider=PROVIDER) from None
         if path.suffix.lower() == ".json":
             self._replies = [self._reply(item, index) for index, item in enumerate(self._load_list(text))]

@@ -15,7 +15,9 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+from synapse_server.errors import ConfigError
 from synapse_server.models.anthropic_api import AnthropicModel
 from synapse_server.models.base import Model, ModelOptions
 from synapse_server.models.command import CommandModel, split_command
@@ -24,6 +26,11 @@ from synapse_server.models.openai_compat import OpenAIModel
 from synapse_server.models.script import ScriptModel
 
 ENV_VAR = "SYNAPSE_MODEL"
+TRUST_ENV = "SYNAPSE_TRUST_WORKSPACE_MODEL"
+"""Set to 1 to let ``model:`` in the workspace's own config start a process or reach a network."""
+OUTSIDE_PROVIDERS = frozenset({"command", "openai", "anthropic"})
+"""Providers that run a process or send the prompt over a network: a committed config alone cannot choose them."""
+_TRUE = frozenset({"1", "true", "yes", "on"})
 EXTRACTIVE_MODULE = "synapse_server.models.extractive"
 
 
@@ -140,16 +147,49 @@ def resolve_model(
     return _PROVIDERS[parsed.provider][2](parsed.argument, context)
 
 
-def model_spec_from(config_value: str, env: Mapping[str, str], cli_value: str | None) -> str:
-    """The spec in force: CLI ``--model`` over env ``SYNAPSE_MODEL`` over config ``model:``.
+@dataclass(frozen=True)
+class SpecOrigin:
+    """The spec in force, where it came from, and whether it may run.
+
+    ``trusted`` is False only for a ``command:``/``openai:``/``anthropic:``
+    spec that comes from the workspace's ``.synapse/config.yaml`` without the
+    user's opt-in: that file is committed content (a cloned repository
+    chooses it), so it may not start a process or send the project's text
+    over a network on its own.
+    """
+
+    spec: str
+    source: Literal["--model", "env", "config"]
+    trusted: bool
+
+
+def model_spec_origin(config_value: str, env: Mapping[str, str], cli_value: str | None) -> SpecOrigin:
+    """CLI ``--model`` over env ``SYNAPSE_MODEL`` over config ``model:``, with the trust verdict.
 
     A blank ``SYNAPSE_MODEL`` counts as unset (as shells leave it); a CLI value
     is taken as given, so an explicit but empty ``--model`` fails to parse
     instead of silently falling back.
     """
     if cli_value is not None:
-        return cli_value
+        return SpecOrigin(cli_value, "--model", True)
     from_env = env.get(ENV_VAR, "")
     if from_env.strip():
-        return from_env
-    return config_value
+        return SpecOrigin(from_env, "env", True)
+    provider = config_value.strip().partition(":")[0]
+    opted_in = env.get(TRUST_ENV, "").strip().lower() in _TRUE
+    return SpecOrigin(config_value, "config", provider not in OUTSIDE_PROVIDERS or opted_in)
+
+
+def model_spec_from(config_value: str, env: Mapping[str, str], cli_value: str | None) -> str:
+    """The spec in force (see :func:`model_spec_origin`); an untrusted one is a :class:`ConfigError` naming ``model``."""
+    origin = model_spec_origin(config_value, env, cli_value)
+    if not origin.trusted:
+        provider = origin.spec.strip().partition(":")[0]
+        raise ConfigError(
+            f".synapse/config.yaml: model: a {provider}: model from the workspace config runs a process or reaches a "
+            f"network, so it needs your opt-in: pass it with --model or {ENV_VAR}, or set {TRUST_ENV}=1 to trust "
+            "this workspace's model",
+            key="model",
+            file=".synapse/config.yaml",
+        )
+    return origin.spec

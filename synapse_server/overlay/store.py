@@ -20,7 +20,8 @@ import contextlib
 import fcntl
 import json
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,32 +157,85 @@ def write_overlay(workspace: Workspace, overlay: Overlay, *, write_free: bool = 
 
     Refused (:class:`WriteRefused`) when the caller runs write-free or the
     workspace config says ``write_free: true``; nothing is created then.
+    Every step goes through descriptors opened without following links
+    (``O_NOFOLLOW``): a symlinked ``.synapse/``, ``links/``, lock,
+    ``.gitignore`` or overlay file is refused (:class:`PathOutsideWorkspace`),
+    so a build can never write through a link into a source store or out of
+    the workspace. The new file is always mode 0644, and temp files left by
+    an interrupted build are removed under the lock.
     """
     refuse_if_write_free(workspace, write_free)
     target = overlay_path(workspace, overlay.kind)
     data = serialize_overlay(overlay)
-    folder = target.parent
-    if workspace.root.resolve() not in folder.resolve().parents:  # a symlinked .synapse/ must not lead out
-        raise PathOutsideWorkspace(
-            f"{LINKS_DIR} resolves outside the workspace; refusing to write", path=str(LINKS_DIR)
-        )
-    folder.mkdir(parents=True, exist_ok=True)
-    with _locked(folder):
-        _ensure_gitignore(folder)
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=TEMP_SUFFIX)
-        try:
-            os.fchmod(fd, _mode_of(target))  # mkstemp makes 0600; a committed file is world-readable
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
-            raise
-        _fsync_dir(folder)
+    folder = _open_links_dir(workspace.root.resolve())
+    try:
+        with _locked(folder):
+            _ensure_gitignore(folder)
+            _refuse_link(folder, target.name)
+            _sweep_temp_files(folder)
+            temp = f".{target.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+            fd = os.open(temp, _NEW_FILE, 0o644, dir_fd=folder)
+            try:
+                os.fchmod(fd, 0o644)  # the umask must not decide a committed file's mode
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temp, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=folder)
+                raise
+            os.fsync(folder)  # make the rename itself durable
+    finally:
+        os.close(folder)
     return target
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_links_dir(root: Path) -> int:
+    """A descriptor of ``.synapse/links``, created if absent, refusing a symlink at either level."""
+    fd = os.open(root, _DIR_FLAGS & ~os.O_NOFOLLOW)
+    try:
+        for part in LINKS_DIR.parts:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, 0o755, dir_fd=fd)
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:  # ELOOP: a symlink; ENOTDIR: a file or a link to one
+                raise _refused(f"{part} is a symlink or not a folder") from exc
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _refused(why: str) -> PathOutsideWorkspace:
+    return PathOutsideWorkspace(f"{LINKS_DIR}: {why}; refusing to write", path=str(LINKS_DIR))
+
+
+def _refuse_link(folder: int, name: str) -> None:
+    """An existing entry ``name`` must be a plain file: a symlink would make the replace hide a link's target."""
+    try:
+        mode = os.lstat(name, dir_fd=folder).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise _refused(f"{name} is a symlink or not a plain file")
+
+
+def _sweep_temp_files(folder: int) -> None:
+    """Remove ``.<overlay>.*.tmp`` left by an interrupted build (no other writer can own one under the lock)."""
+    prefixes = tuple(f".{name}." for name in FILE_OF_KIND.values())
+    for name in os.listdir(folder):
+        if name.startswith(prefixes) and name.endswith(TEMP_SUFFIX):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=folder)  # unlink removes a link itself, never its target
 
 
 def refuse_if_write_free(workspace: Workspace, write_free: bool) -> None:
@@ -192,35 +246,29 @@ def refuse_if_write_free(workspace: Workspace, write_free: bool) -> None:
 
 
 @contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
+def _locked(folder: int) -> Iterator[None]:
     """An exclusive advisory lock on ``<folder>/.lock``, held for one replace (blocks until free)."""
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
     try:
+        fd = os.open(LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder)
+    except OSError as exc:
+        raise _refused(f"{LOCK_NAME} is a symlink or cannot be opened") from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _refused(f"{LOCK_NAME} is not a plain file")
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _mode_of(target: Path) -> int:
-    """Keep the permissions of the file being replaced; a new file gets the usual 0644."""
-    try:
-        return target.stat().st_mode & 0o777
-    except FileNotFoundError:
-        return 0o644
-
-
-def _ensure_gitignore(folder: Path) -> None:
+def _ensure_gitignore(folder: int) -> None:
     """Keep the lock and any interrupted temp file out of commits (written once, under the lock)."""
-    path = folder / ".gitignore"
-    if not path.exists():
-        path.write_text(_GITIGNORE, encoding="utf-8", newline="\n")
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename itself durable (a crash right after must not resurrect the old file)."""
-    fd = os.open(folder, os.O_RDONLY)
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(".gitignore", _NEW_FILE, 0o644, dir_fd=folder)
+    except FileExistsError:
+        _refuse_link(folder, ".gitignore")  # a dangling link "exists" too: refuse it rather than skip it
+        return
+    except OSError as exc:
+        raise _refused(".gitignore cannot be created") from exc
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(_GITIGNORE)

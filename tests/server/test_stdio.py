@@ -65,7 +65,7 @@ def test_serve_check_reports_workspace_stores_model_and_index(demo_root: Path):
     assert report["workspace"] == str(demo_root) and report["config"] == ".synapse/config.yaml"
     assert report["stores"]["nodes"] == {"memory": 30, "zk": 45, "code": 27, "data": 5}
     assert report["stores"]["projects"] == ["research", "execution"]
-    assert report["model"] == {"spec": "extractive", "source": "config"}
+    assert report["model"] == {"spec": "extractive", "source": "config", "trusted": True}
     assert report["index"]["cache"] == ".angelo/index-default.sqlite3"
     assert report["write_free"] is False
 
@@ -79,7 +79,7 @@ def test_serve_check_honours_write_free_and_a_model_override(demo_root: Path):
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "write-free: yes" in done.stdout and "model: script:r.json (from --model)" in done.stdout
+    assert "write-free: yes" in done.stdout and "model: script:r.json (from --model, trusted)" in done.stdout
 
 
 @pytest.mark.parametrize(
