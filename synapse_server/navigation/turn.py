@@ -10,6 +10,7 @@ crash) are produced by the parent, not here.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,9 +55,10 @@ def navigate_turn(
     stores = stores or Stores.load(workspace)
     if model is None:
         spec = model_spec_from(workspace.config.model, env if env is not None else os.environ, request.model)
-        model = resolve_model(
-            spec, cwd=workspace.root, options=ModelOptions(timeout_s=workspace.config.navigate.timeout_s)
-        )
+        limit = workspace.config.navigate.timeout_s
+        # Every call of the turn (repair, re-navigation, HTTP retries) shares the turn's own time budget.
+        options = ModelOptions(timeout_s=limit, deadline=time.monotonic() + limit)
+        model = resolve_model(spec, cwd=workspace.root, options=options)
     budgets = resolve_budgets(request.budgets(), workspace.config.navigate)
     scoped = stores.scoped(projects)
     substrate = Substrate.build(scoped, stores.resolvers, timings)
