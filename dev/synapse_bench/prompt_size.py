@@ -91,9 +91,9 @@ def format_table(result: dict[str, Any]) -> str:
         "|---|---|---:|---:|---:|---:|",
     ]
     for metric, label in (("prompt_bytes", "prompt bytes"), ("envelope_bytes", "envelope bytes"), ("nodes", "nodes")):
-        for name in ("legacy", "lean"):
+        for name, shown in (("legacy", "earlier"), ("lean", "lean")):
             f = result[name][metric]
-            rows.append(f"| {label} | {name} | {f['median']:.0f} | {f['p90']:.0f} | {f['min']:.0f} | {f['max']:.0f} |")
+            rows.append(f"| {label} | {shown} | {f['median']:.0f} | {f['p90']:.0f} | {f['min']:.0f} | {f['max']:.0f} |")
     rows.append("")
     rows.append(
         f"median prompt {result['median_reduction']:.0%} smaller; outcomes changed: {result['changed_outcomes'] or 'none'}"
