@@ -17,7 +17,12 @@ Question sets:
   them (synthetic notes carry few verifiable tethers); the verdicts are listed
   so a reader knows what kind of turns were timed.
 
-Run: ``python -m dev.synapse_bench.nav_bench [--root DIR] [--repeat 3] [--json]``
+On the demo it also reports what each turn sends the model
+(``prompt_size.py``): prompt bytes per model call (median, p90, min, max),
+envelope bytes and node count, for the lean envelope and for the earlier one
+in the same run; ``--prompt-size`` reports only that (a few seconds).
+
+Run: ``python -m dev.synapse_bench.nav_bench [--root DIR] [--repeat 3] [--prompt-size] [--json]``
 (no ``--root``: the demo). Measurements only; no test asserts a timing.
 """
 
@@ -125,8 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=20, help="questions drawn from --root (default 20)")
     parser.add_argument("--repeat", type=int, default=3, help="passes over the question set (default 3)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--prompt-size", action="store_true", help="only the prompt size per turn, lean versus earlier envelope"
+    )
     args = parser.parse_args(argv)
     from adapters.index import Embedder
+    from dev.synapse_bench import prompt_size
     from synapse_server.config import load_workspace
     from synapse_server.stores import Stores
 
@@ -136,7 +145,13 @@ def main(argv: list[str] | None = None) -> int:
             from synapse_server.workspace_init import make_demo
 
             root, label = make_demo(Path(scratch) / "demo"), "demo"
-            result = run(root, demo_questions(), embedder, repeat=args.repeat)
+            stores = Stores.load(load_workspace(root))
+            sizes = prompt_size.compare(root, demo_questions(), embedder, stores)
+            if args.prompt_size:
+                print(json.dumps(sizes, indent=2) if args.json else prompt_size.format_table(sizes))
+                return 0
+            result = run(root, demo_questions(), embedder, stores, repeat=args.repeat)
+            result["prompt_size"] = sizes
         else:
             root, label = args.root.resolve(), args.root.name
             stores = Stores.load(load_workspace(root))
@@ -147,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label}: {result['nodes']} nodes, {result['turns']} turns, verdicts {result['verdicts']}")
         print(f"first turn (model load, index sync) {result['first_turn_ms']:.0f} ms")
         print(format_table(result, "stage"))
+        if "prompt_size" in result:
+            print()
+            print(prompt_size.format_table(result["prompt_size"]))
     return 0
 
 

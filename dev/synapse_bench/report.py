@@ -364,7 +364,22 @@ Demo: its 20 questions; synthetic sizes: 20 questions drawn from each workspace'
 opening and syncing the index (a diff over every doc) and the seed search; `unstaged` is the turn's glue outside
 every stage (reading the config, scoping the stores, building the node graph), which grows with the workspace.
 
-{table(header, rows)}"""
+{table(header, rows)}{_prompt_size(runs.get("demo"))}"""
+
+
+def _prompt_size(demo: dict[str, Any] | None) -> str:
+    """What each demo turn sends the model, lean envelope versus the earlier one (``prompt_size.py``)."""
+    sizes = (demo or {}).get("prompt_size")
+    if not sizes:
+        return ""
+    from dev.synapse_bench.prompt_size import format_table as size_table
+
+    return f"""
+
+Prompt size per model call on the demo questions (system part plus prompt, UTF-8 bytes), the lean envelope
+against the earlier one (every seed round-robin, duplicate bodies repeated) in the same run:
+
+{size_table(sizes)}"""
 
 
 def _overlay(fig: dict[str, Any]) -> str:

@@ -4,6 +4,12 @@ The Messages API requires ``max_tokens`` on every request, so a call that does
 not pass one gets :data:`DEFAULT_MAX_TOKENS` (or the options' cap). The key is
 required for the hosted default URL; a gateway named by ``ANTHROPIC_BASE_URL``
 may do without one.
+
+A system prompt (the fixed instructions of a feature) is sent as one text
+block marked ``cache_control: {"type": "ephemeral"}``, so repeated calls with
+the same instructions are served from Anthropic's prompt cache; the reported
+input usage counts cached and cache-writing tokens too, so a budget sees
+everything the call consumed.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from typing import Any
 
 from synapse_server.models.base import Completion, Model, ModelIdentity, ModelOptions, Prompt, Usage
 from synapse_server.models.errors import ModelBadResponse, ModelMisconfigured
-from synapse_server.models.transport import check_base_url, post_json
+from synapse_server.models.transport import HttpTransport, check_base_url
 
 DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -24,20 +30,31 @@ PROVIDER = "anthropic"
 class AnthropicModel(Model):
     """POSTs ``{base}/v1/messages`` and joins the reply's text blocks."""
 
-    def __init__(self, model: str, *, base_url: str, api_key: str | None, options: ModelOptions) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str,
+        api_key: str | None,
+        options: ModelOptions,
+        transport: HttpTransport | None = None,
+    ) -> None:
         self.identity = ModelIdentity(PROVIDER, model)
+        self._transport = transport or HttpTransport()
         self._base_url = check_base_url(base_url, env_var="ANTHROPIC_BASE_URL")
         self._api_key = api_key
         self._options = options
 
     @classmethod
-    def from_env(cls, model: str, env: Mapping[str, str], options: ModelOptions) -> AnthropicModel:
+    def from_env(
+        cls, model: str, env: Mapping[str, str], options: ModelOptions, transport: HttpTransport | None = None
+    ) -> AnthropicModel:
         """Read ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY``; a key is mandatory only for the hosted default."""
         base_url = env.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL
         api_key = env.get("ANTHROPIC_API_KEY") or None
         if api_key is None and base_url.rstrip("/") == DEFAULT_ANTHROPIC_BASE_URL:
             raise ModelMisconfigured("anthropic: set ANTHROPIC_API_KEY", provider=PROVIDER, env_var="ANTHROPIC_API_KEY")
-        return cls(model, base_url=base_url, api_key=api_key, options=options)
+        return cls(model, base_url=base_url, api_key=api_key, options=options, transport=transport)
 
     def execute(self, prompt: Prompt) -> Completion:
         body: dict[str, Any] = {
@@ -46,17 +63,19 @@ class AnthropicModel(Model):
             "messages": [{"role": "user", "content": prompt.text}],
         }
         if prompt.system is not None:
-            body["system"] = prompt.system
+            body["system"] = [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}]
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         if self._api_key:
             headers["x-api-key"] = self._api_key
-        reply = post_json(
+        reply = self._transport.post_json(
             f"{self._base_url}/v1/messages",
             body,
             headers=headers,
             timeout_s=self._options.timeout_s,
             provider=PROVIDER,
             secrets=(self._api_key,),
+            max_retries=self._options.max_retries,
+            deadline=self._options.deadline,
         )
         served = reply.get("model")
         identity = ModelIdentity(PROVIDER, served) if isinstance(served, str) and served else self.identity
@@ -79,7 +98,13 @@ def _text_of(reply: dict[str, Any]) -> str:
 
 
 def _usage_of(reply: dict[str, Any]) -> Usage | None:
+    """``input_tokens`` plus the cache-read and cache-write tokens (when reported), and ``output_tokens``."""
     usage = reply.get("usage")
     if not isinstance(usage, dict):
         return None
-    return Usage.from_counts(usage.get("input_tokens"), usage.get("output_tokens"))
+    counted = Usage.from_counts(usage.get("input_tokens"), usage.get("output_tokens"))
+    if counted is None:
+        return None
+    cached = [usage.get(k) for k in ("cache_creation_input_tokens", "cache_read_input_tokens")]
+    extra = sum(v for v in cached if isinstance(v, int) and not isinstance(v, bool) and v > 0)
+    return Usage(counted.input_tokens + extra, counted.output_tokens)

@@ -80,6 +80,13 @@ class ModelOptions(BaseModel):
     max_tokens: int | None = Field(
         default=None, ge=1, le=1_000_000, description="Reply cap used when a call does not pass its own max_tokens."
     )
+    max_retries: int = Field(
+        default=2, ge=0, le=10, description="HTTP providers: retries of a 429 or transient 5xx, within the deadline."
+    )
+    deadline: float | None = Field(
+        default=None,
+        description="A time.monotonic() instant no call may run past (the turn's budget); None: timeout_s per call.",
+    )
 
 
 class Model(ABC):

@@ -3,6 +3,10 @@
 One spelling covers the hosted API and the local servers that copy it (Ollama,
 vLLM, llama.cpp's server): ``OPENAI_BASE_URL`` picks the server. The key is
 required only for the default hosted URL, because local servers do not check it.
+
+A system prompt (the fixed instructions of a feature) goes first, as a
+``system`` message: OpenAI caches a repeated prompt prefix on its own, and
+local servers with a prefix cache (vLLM, llama.cpp) reuse it the same way.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from typing import Any
 
 from synapse_server.models.base import Completion, Model, ModelIdentity, ModelOptions, Prompt, Usage
 from synapse_server.models.errors import ModelBadResponse, ModelMisconfigured
-from synapse_server.models.transport import check_base_url, post_json
+from synapse_server.models.transport import HttpTransport, check_base_url
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 PROVIDER = "openai"
@@ -21,14 +25,25 @@ PROVIDER = "openai"
 class OpenAIModel(Model):
     """POSTs ``{base}/chat/completions`` and reads the first choice's message and the ``usage`` field."""
 
-    def __init__(self, model: str, *, base_url: str, api_key: str | None, options: ModelOptions) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str,
+        api_key: str | None,
+        options: ModelOptions,
+        transport: HttpTransport | None = None,
+    ) -> None:
         self.identity = ModelIdentity(PROVIDER, model)
+        self._transport = transport or HttpTransport()
         self._base_url = check_base_url(base_url, env_var="OPENAI_BASE_URL")
         self._api_key = api_key
         self._options = options
 
     @classmethod
-    def from_env(cls, model: str, env: Mapping[str, str], options: ModelOptions) -> OpenAIModel:
+    def from_env(
+        cls, model: str, env: Mapping[str, str], options: ModelOptions, transport: HttpTransport | None = None
+    ) -> OpenAIModel:
         """Read ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``; a key is mandatory only for the hosted default."""
         base_url = env.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
         api_key = env.get("OPENAI_API_KEY") or None
@@ -38,7 +53,7 @@ class OpenAIModel(Model):
                 provider=PROVIDER,
                 env_var="OPENAI_API_KEY",
             )
-        return cls(model, base_url=base_url, api_key=api_key, options=options)
+        return cls(model, base_url=base_url, api_key=api_key, options=options, transport=transport)
 
     def execute(self, prompt: Prompt) -> Completion:
         messages = [{"role": "user", "content": prompt.text}]
@@ -49,13 +64,15 @@ class OpenAIModel(Model):
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        reply = post_json(
+        reply = self._transport.post_json(
             f"{self._base_url}/chat/completions",
             body,
             headers=headers,
             timeout_s=self._options.timeout_s,
             provider=PROVIDER,
             secrets=(self._api_key,),
+            max_retries=self._options.max_retries,
+            deadline=self._options.deadline,
         )
         return Completion(_text_of(reply), _usage_of(reply), self._served_by(reply))
 

@@ -1,22 +1,32 @@
-"""One JSON POST over the standard library, with failures typed and secrets redacted.
+"""One JSON POST over ``httpx``, with bounded retries inside a deadline, failures typed and secrets redacted.
 
 Both hosted providers need exactly this and nothing more, so it lives once
-here instead of behind a third-party SDK. There are no retries: a failed call
-is reported to the caller, which owns the turn's time budget and decides
-whether another attempt fits in it. Redirects are not followed (they would carry
-the key elsewhere). Requests to loopback hosts never go through
-a configured proxy, so a local server (Ollama, vLLM, a test) is reached
-directly; other hosts honour the usual ``*_proxy`` environment variables.
+here instead of behind two vendor SDKs. A 429 or a transient 5xx is retried a
+bounded number of times, waiting what the server's ``Retry-After`` asks
+(seconds or an HTTP date) or else an exponential backoff, but only while the
+wait and another attempt still fit before the call's deadline: the transport
+never sleeps past it, it reports the failure instead. The deadline is the
+call's own timeout, or the turn's deadline when the caller owns a budget
+across several calls (``ModelOptions.deadline``). The clock and the sleep are
+injectable so tests never wait.
+
+Redirects are not followed (they would carry the key elsewhere); a redirect
+status is reported as an error. Requests to loopback hosts never go through a
+configured proxy (``trust_env`` off), so a local server (Ollama, vLLM, a test)
+is reached directly; other hosts honour the usual ``*_proxy`` variables. No
+error message or detail ever carries a secret or the prompt. ``httpx`` is
+imported on the first call, so the server and offline turns never load it.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.error
+import time
 import urllib.parse
-import urllib.request
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
 
 from synapse_server.models.errors import (
     ModelBadResponse,
@@ -27,8 +37,16 @@ from synapse_server.models.errors import (
     tail,
 )
 
+if TYPE_CHECKING:
+    import httpx
+
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+MAX_ERROR_BODY_BYTES = 64 * 1024
+DEFAULT_MAX_RETRIES = 2
+BACKOFF_S = 1.0
+"""The first wait when the server gives no ``Retry-After``; it doubles on each retry."""
 _LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+_NOT_TRANSIENT = frozenset({501, 505})
 
 
 def check_base_url(url: str, *, env_var: str) -> str:
@@ -39,77 +57,162 @@ def check_base_url(url: str, *, env_var: str) -> str:
     return url.rstrip("/")
 
 
-def post_json(
-    url: str,
-    body: Mapping[str, Any],
-    *,
-    headers: Mapping[str, str],
-    timeout_s: float,
-    provider: str,
-    secrets: Iterable[str | None] = (),
-) -> dict[str, Any]:
-    """POST ``body`` as JSON and return the decoded JSON object the server answered with."""
-    secrets = tuple(secrets)
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode("utf-8"),
-        headers={"Content-Type": "application/json", "Accept": "application/json", **headers},
-        method="POST",
-    )
-    where = _public_url(url)
-    try:
-        with _opener_for(url).open(request, timeout=timeout_s) as response:
-            raw = response.read(MAX_RESPONSE_BYTES + 1)
-    except urllib.error.HTTPError as error:
-        said = _read_error_body(error)
-        raise ModelTransportError(
-            f"{provider} answered HTTP {error.code} from {where}",
-            provider=provider,
-            status=error.code,
-            body_tail=redact(tail(said), secrets),
-        ) from None
-    except TimeoutError as error:
-        raise ModelTimeout(
-            f"{provider} did not answer within {timeout_s:g}s ({where})", provider=provider, timeout_s=timeout_s
-        ) from error
-    except urllib.error.URLError as error:
-        if isinstance(error.reason, TimeoutError):
-            raise ModelTimeout(
-                f"{provider} did not answer within {timeout_s:g}s ({where})", provider=provider, timeout_s=timeout_s
-            ) from None
-        reason = redact(str(error.reason), secrets)
-        raise ModelTransportError(f"{provider} is unreachable at {where}: {reason}", provider=provider) from None
-    except OSError as error:
-        reason = redact(str(error), secrets)
-        raise ModelTransportError(f"{provider} connection failed at {where}: {reason}", provider=provider) from None
-    if len(raw) > MAX_RESPONSE_BYTES:
-        raise ModelBadResponse(f"{provider} reply exceeds {MAX_RESPONSE_BYTES} bytes", provider=provider)
-    try:
-        decoded = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ModelBadResponse(
-            f"{provider} reply is not JSON",
-            provider=provider,
-            body_tail=redact(tail(raw.decode("utf-8", "replace")), secrets),
-        ) from None
-    if not isinstance(decoded, dict):
-        raise ModelBadResponse(f"{provider} reply is not a JSON object", provider=provider)
-    return decoded
+def retryable(status: int) -> bool:
+    """429 (rate limited) and the 5xx statuses that say "try again" (not 501/505, which never change)."""
+    return status == 429 or (500 <= status <= 599 and status not in _NOT_TRANSIENT)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Refuse redirects: urllib would replay the auth headers to wherever the redirect points."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+def retry_after_s(value: str | None, now: float) -> float | None:
+    """Seconds a ``Retry-After`` header asks for (delta-seconds or an HTTP date), or None when absent or unreadable."""
+    if value is None or not value.strip():
         return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - now)
 
 
-def _opener_for(url: str) -> urllib.request.OpenerDirector:
-    """A direct opener for loopback hosts, the default (proxy-aware) one otherwise; never following redirects."""
-    host = urllib.parse.urlsplit(url).hostname or ""
-    if host in _LOOPBACK_HOSTS:
-        return urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect)
-    return urllib.request.build_opener(_NoRedirect)
+@dataclass(frozen=True)
+class HttpTransport:
+    """How provider calls reach the network; ``clock``, ``now`` and ``sleep`` are injectable for tests."""
+
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    now: Callable[[], float] = time.time  # wall clock, for a Retry-After HTTP date
+    backoff_s: float = BACKOFF_S
+
+    def post_json(
+        self,
+        url: str,
+        body: Mapping[str, Any],
+        *,
+        headers: Mapping[str, str],
+        timeout_s: float,
+        provider: str,
+        secrets: Iterable[str | None] = (),
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        deadline: float | None = None,
+    ) -> dict[str, Any]:
+        """POST ``body`` as JSON and return the decoded JSON object; retries stay before the deadline."""
+        call = _Call(provider, _public_url(url), timeout_s, tuple(s for s in secrets if s))
+        end = self.clock() + timeout_s
+        if deadline is not None:
+            end = min(end, deadline)
+        payload = json.dumps(body).encode("utf-8")
+        all_headers = {"Content-Type": "application/json", "Accept": "application/json", **headers}
+        loopback = (urllib.parse.urlsplit(url).hostname or "") in _LOOPBACK_HOSTS
+        import httpx  # here, not at module level: importing it costs start-up time no offline turn needs
+
+        with httpx.Client(trust_env=not loopback, follow_redirects=False) as client:
+            retry = 0
+            while True:
+                left = end - self.clock()
+                if left <= 0:
+                    raise call.timeout()
+                status, raw, retry_after = self._attempt(client, call, url, payload, all_headers, end)
+                if 200 <= status < 300:
+                    return call.decode(raw)
+                error = call.http_error(status, raw)
+                if not retryable(status) or retry >= max_retries:
+                    raise error
+                wait = retry_after_s(retry_after, self.now())
+                if wait is None:
+                    wait = self.backoff_s * 2**retry
+                if self.clock() + wait >= end:
+                    error.detail["retry_after_s"] = round(wait, 3)
+                    error.detail["gave_up"] = "the wait would pass the deadline"
+                    raise error
+                self.sleep(wait)
+                retry += 1
+
+    def _attempt(
+        self, client: httpx.Client, call: _Call, url: str, payload: bytes, headers: Mapping[str, str], end: float
+    ) -> tuple[int, bytes, str | None]:
+        """One request: (status, body bytes, Retry-After), the body bounded and read before the deadline."""
+        import httpx
+
+        left = max(0.001, end - self.clock())
+        try:
+            with client.stream("POST", url, content=payload, headers=headers, timeout=httpx.Timeout(left)) as response:
+                limit = MAX_RESPONSE_BYTES if response.is_success else MAX_ERROR_BODY_BYTES
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > limit:
+                        break
+                    if self.clock() > end:
+                        raise call.timeout()
+                raw = b"".join(chunks)
+                if response.is_success and len(raw) > MAX_RESPONSE_BYTES:
+                    raise ModelBadResponse(
+                        f"{call.provider} reply exceeds {MAX_RESPONSE_BYTES} bytes", provider=call.provider
+                    )
+                return response.status_code, raw[:limit], response.headers.get("retry-after")
+        except httpx.TimeoutException:
+            raise call.timeout() from None
+        except httpx.HTTPError as error:
+            reason = call.redact(str(error) or type(error).__name__)
+            raise ModelTransportError(
+                f"{call.provider} is unreachable at {call.where}: {reason}", provider=call.provider
+            ) from None
+        except OSError as error:
+            reason = call.redact(str(error))
+            raise ModelTransportError(
+                f"{call.provider} connection failed at {call.where}: {reason}", provider=call.provider
+            ) from None
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What every error of one call is built from: names and bounded, redacted text only."""
+
+    provider: str
+    where: str
+    timeout_s: float
+    secrets: tuple[str, ...]
+
+    def redact(self, text: str) -> str:
+        return redact(text, self.secrets)
+
+    def timeout(self) -> ModelTimeout:
+        return ModelTimeout(
+            f"{self.provider} did not answer within {self.timeout_s:g}s ({self.where})",
+            provider=self.provider,
+            timeout_s=self.timeout_s,
+        )
+
+    def http_error(self, status: int, raw: bytes) -> ModelTransportError:
+        said = self.redact(tail(raw.decode("utf-8", "replace")))
+        moved = " (redirects are not followed)" if 300 <= status < 400 else ""
+        return ModelTransportError(
+            f"{self.provider} answered HTTP {status} from {self.where}{moved}",
+            provider=self.provider,
+            status=status,
+            body_tail=said,
+        )
+
+    def decode(self, raw: bytes) -> dict[str, Any]:
+        try:
+            decoded = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise ModelBadResponse(
+                f"{self.provider} reply is not JSON",
+                provider=self.provider,
+                body_tail=self.redact(tail(raw.decode("utf-8", "replace"))),
+            ) from None
+        if not isinstance(decoded, dict):
+            raise ModelBadResponse(f"{self.provider} reply is not a JSON object", provider=self.provider)
+        return decoded
 
 
 def _public_url(url: str) -> str:
@@ -119,12 +222,3 @@ def _public_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return f"{parts.scheme}://{host}{parts.path}"
-
-
-def _read_error_body(error: urllib.error.HTTPError) -> str:
-    try:
-        return error.read(64 * 1024).decode("utf-8", "replace")
-    except OSError:
-        return ""
-    finally:
-        error.close()

@@ -7,11 +7,21 @@ something: ``expand`` when unadmitted neighbours exist, ``join`` when
 unadmitted nodes bridge it to another admitted node, ``ground`` when its body is
 elided (a fully rendered node gains nothing from a ground: a verifier can only
 weaken it).
+
+A body that several admitted nodes share (a file and the module it defines,
+say) is shown once. Its *carrier* is the strongest-status node of the group,
+the earliest in order among equals; every other member is an *alias*: its own
+header, title, provenance and affordances, and a one-line body naming the
+carrier (``= n4 (same text as n4; cite either ref)``). Every admitted node
+stays citable by its own ref: the router reads bodies from the graph, never
+from the envelope, so citing an alias is citing its real body. The carrier is
+shown in full when any member was grounded, and only the carrier offers
+``ground`` and carries the ``elided`` gap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from adapters.base import Node
 from memdsl import Affordance, Gap, Render, RenderNode, parse_address
@@ -23,19 +33,61 @@ _GAP_OF_STATE = {"stale": "stale", "unresolved": "unresolved", "failed": "unreso
 _SAFE_TYPE = "text"
 
 
+_STRENGTH = {"grounded": 2, "measured": 2, "inferred": 0}
+
+
 def render_envelope(view: View, max_body_chars: int) -> Render:
-    nodes = tuple(render_node(view, a, max_body_chars) for a in view.order)
+    carriers = body_carriers(view) if view.alias_duplicates else {}
+    nodes = tuple(
+        alias_node(view, a, carriers[a]) if a in carriers else render_node(view, a, max_body_chars, carriers)
+        for a in view.order
+    )
     return Render(
         focus=tuple(view.ref_of(a) for a in view.focus if view.admitted(a)),
         nodes=nodes,
-        gaps=tuple(gaps_for(view, view.order, max_body_chars)),
+        gaps=tuple(gaps_for(view, view.order, max_body_chars, carriers)),
     )
 
 
-def render_node(view: View, address: str, max_body_chars: int) -> RenderNode:
+def body_carriers(view: View) -> dict[str, str]:
+    """Alias address -> the address of the admitted node that shows the same body (carriers are absent)."""
+    groups: dict[str, list[str]] = {}
+    for address in view.order:
+        text = _normalised(view.graph.nodes[address].body).strip()
+        if text:
+            groups.setdefault(text, []).append(address)
+    aliases: dict[str, str] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        carrier = max(members, key=lambda a: (_STRENGTH[view.epistemics[a].status], -members.index(a)))
+        aliases.update({a: carrier for a in members if a != carrier})
+    return aliases
+
+
+def alias_text(carrier_ref: str) -> str:
+    """The one-line body of an alias: where its text is shown, and that either ref may be cited."""
+    return f"= {carrier_ref} (same text as {carrier_ref}; cite either ref)"
+
+
+def alias_node(view: View, address: str, carrier: str) -> RenderNode:
+    node = view.graph.nodes[address]
+    return RenderNode(
+        ref=view.ref_of(address),
+        address=parse_address(address),
+        type=_node_type(node.type),
+        status=view.epistemics[address].status,
+        title=_one_line(node.title),
+        prov=tuple(p for p in (_one_line(p) for p in node.provenance) if p),
+        aff=affordances(view, node, elided=False),
+        body=alias_text(view.ref_of(carrier)),
+    )
+
+
+def render_node(view: View, address: str, max_body_chars: int, carriers: Mapping[str, str] | None = None) -> RenderNode:
     node = view.graph.nodes[address]
     facts = view.epistemics[address]
-    body, elided = shown_body(node, max_body_chars, address in view.unelided)
+    body, elided = shown_body(node, max_body_chars, _unelided(view, address, carriers))
     return RenderNode(
         ref=view.ref_of(address),
         address=parse_address(address),
@@ -51,7 +103,7 @@ def render_node(view: View, address: str, max_body_chars: int) -> RenderNode:
 
 def shown_body(node: Node, max_body_chars: int, unelided: bool) -> tuple[str | None, bool]:
     """The body as shown, and whether it was cut (``0`` disables elision)."""
-    body = node.body.replace("\r\n", "\n").replace("\r", "\n")
+    body = _normalised(node.body)
     if not body.strip():
         return None, False
     if unelided or max_body_chars == 0 or len(body) <= max_body_chars:
@@ -80,7 +132,21 @@ def _joinable(view: View, address: str) -> bool:
     )
 
 
-def gaps_for(view: View, addresses: Iterable[str], max_body_chars: int) -> list[Gap]:
+def _normalised(body: str) -> str:
+    return body.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _unelided(view: View, address: str, carriers: Mapping[str, str] | None) -> bool:
+    """A carrier is shown in full when it or any of its aliases was grounded."""
+    if address in view.unelided:
+        return True
+    return carriers is not None and any(c == address and a in view.unelided for a, c in carriers.items())
+
+
+def gaps_for(
+    view: View, addresses: Iterable[str], max_body_chars: int, carriers: Mapping[str, str] | None = None
+) -> list[Gap]:
+    """Every gap of ``addresses``; an alias (a key of ``carriers``) leaves the ``elided`` gap to its carrier."""
     gaps: list[Gap] = []
     seen: set[tuple[str, str, str]] = set()
 
@@ -99,7 +165,9 @@ def gaps_for(view: View, addresses: Iterable[str], max_body_chars: int) -> list[
                 add(token, address, check.detail)
         if facts.outdated:
             add("outdated", address, OUTDATED_DISCLOSURE)
-        if shown_body(node, max_body_chars, address in view.unelided)[1]:
+        if (carriers is None or address not in carriers) and shown_body(
+            node, max_body_chars, _unelided(view, address, carriers)
+        )[1]:
             add("elided", address, ELIDED_DETAIL)
         for edge in view.graph.dangling(address):
             target = edge.dst if _is_address(edge.dst) else address

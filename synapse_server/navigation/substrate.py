@@ -1,10 +1,15 @@
 """Bounded substrate assembly: hybrid-ranked seeds, breadth-first hops, hard ceilings.
 
-Seeds come from each source family in rank order (round-robin, so one noisy
-store cannot crowd the others out), de-duplicated by address, capped per
-source and overall. ``hops`` then admits neighbours breadth-first in a
-deterministic order until the node ceiling. A store that failed to load is a
-``missing`` gap in the envelope, not a failed turn.
+Seeds come from each source family, at most a per-source share each (so one
+noisy store cannot crowd the others out), de-duplicated by address and
+ordered by relevance: the fused (RRF) score, best first, ties by family order
+then rank. A seed whose score falls below :data:`RELEVANCE_FLOOR` times the
+best seed's score is not admitted: a hit that only one retrieval channel found
+is weak beside one both channels ranked at the top. ``hops`` then admits
+neighbours breadth-first in frontier (relevance) order until the node ceiling.
+A store that failed to load is a ``missing`` gap in the envelope, not a failed
+turn. ``lean=False`` restores the earlier assembly (round-robin by rank, no
+floor) so a benchmark can measure both in one run.
 """
 
 from __future__ import annotations
@@ -20,8 +25,31 @@ from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.view import Graph, MissingGap, View
 
 SEED_FAMILIES = ("memory", "zk", "data", "code")
-Search = Callable[[str, int, str], Sequence[str]]
-"""(question, limit, family) -> addresses in rank order."""
+RELEVANCE_FLOOR = 0.95
+"""A seed is admitted only when its fused score is at least this share of the best seed's.
+
+With RRF (k = 60) a document both channels rank first scores 2/61; one ranked
+first by a single channel scores half of that, and one ranked 4th by both
+channels (or 1st by one and 7th by the other) scores 0.95 of it. The floor
+keeps what both channels rank near the top and drops the long tail, above all
+what only one channel found (the semantic channel ranks every document). It is
+relative, so a question no document matches lexically still gets its few best
+semantic hits."""
+NEIGHBOURS_PER_SEED = 1
+"""Before the loop, ``hops`` admits at most this many neighbours per admitted seed (within the cap):
+the context around the evidence never outgrows the evidence; ``expand`` and ``join`` reach further."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeedHit:
+    """One retrieval hit offered as a seed: its address and fused score (ordering only, never evidence)."""
+
+    address: str
+    score: float
+
+
+Search = Callable[[str, int, str], Sequence[SeedHit]]
+"""(question, limit, family) -> hits in rank order."""
 
 
 @dataclass
@@ -66,17 +94,30 @@ def admit(view: View, substrate: Substrate, addresses: Sequence[str]) -> View:
 
 
 def seed_addresses(
-    question: str, search: Search, budgets: Budgets, families: Sequence[str] = SEED_FAMILIES
+    question: str,
+    search: Search,
+    budgets: Budgets,
+    families: Sequence[str] = SEED_FAMILIES,
+    *,
+    lean: bool = True,
 ) -> list[str]:
-    """Round-robin by rank across families, de-duplicated, within the per-source and total ceilings."""
+    """Seeds by relevance above the floor (``lean``) or round-robin by rank, within the ceilings."""
     total = budgets.assembly_cap if budgets.hops == 0 else max(1, (budgets.assembly_cap + 1) // 2)
     per_source = max(1, min(total, (total + 1) // 2 + 1))
     ranked = [list(search(question, per_source, family))[:per_source] for family in families]
+    if lean:
+        ordered = sorted(
+            ((hit, f, r) for f, hits in enumerate(ranked) for r, hit in enumerate(hits)),
+            key=lambda entry: (-entry[0].score, entry[1], entry[2]),
+        )
+        best = ordered[0][0].score if ordered else 0.0
+        candidates = [hit.address for hit, _, _ in ordered if hit.score >= RELEVANCE_FLOOR * best]
+    else:
+        candidates = [hits[p].address for p in range(per_source) for hits in ranked if p < len(hits)]
     seeds: list[str] = []
-    for position in range(per_source):
-        for hits in ranked:
-            if position < len(hits) and hits[position] not in seeds:
-                seeds.append(hits[position])
+    for address in candidates:
+        if address not in seeds:
+            seeds.append(address)
     return seeds[:total]
 
 
@@ -86,15 +127,20 @@ def assemble(
     search: Search,
     budgets: Budgets,
     failures: Sequence[MissingGap] = (),
+    *,
+    lean: bool = True,
 ) -> View:
     """The pre-loop view: seeds plus ``budgets.hops`` breadth-first rings, at most ``assembly_cap`` nodes."""
-    seeds = [a for a in seed_addresses(question, search, budgets) if a in substrate.graph.nodes]
-    view = View(graph=substrate.graph, epistemics={}, refs={}, order=(), missing=tuple(failures))
+    seeds = [a for a in seed_addresses(question, search, budgets, lean=lean) if a in substrate.graph.nodes]
+    view = View(graph=substrate.graph, epistemics={}, refs={}, order=(), missing=tuple(failures), alias_duplicates=lean)
     view = admit(view, substrate, seeds[: budgets.assembly_cap])
     view = replace(view, focus=tuple(view.order[:3]))
     frontier = list(view.order)
+    ceiling = budgets.assembly_cap
+    if lean:
+        ceiling = min(ceiling, (1 + NEIGHBOURS_PER_SEED) * len(view.order))
     for _ in range(budgets.hops):
-        room = budgets.assembly_cap - len(view.order)
+        room = ceiling - len(view.order)
         if room <= 0 or not frontier:
             break
         ring = ring_of(view, frontier)[:room]

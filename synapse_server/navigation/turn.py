@@ -10,6 +10,7 @@ crash) are produced by the parent, not here.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from synapse_server.navigation.budgets import resolve_budgets
 from synapse_server.navigation.loop import LoopOutcome, run_loop
 from synapse_server.navigation.projector import IntegrityError, answer_surface, trace_surface
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.navigation.substrate import Substrate, assemble
+from synapse_server.navigation.substrate import SeedHit, Substrate, assemble
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, Telemetry, failure_result
 from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.view import MissingGap
@@ -42,16 +43,22 @@ def navigate_turn(
     env: Mapping[str, str] | None = None,
     timings: Timings | None = None,
     voi: str = "minimal",
+    lean: bool = True,
 ) -> NavigateResult:
-    """One turn; ``voi`` picks the advisory focus policy (``minimal`` in production, others for sweeps)."""
+    """One turn; ``voi`` picks the advisory focus policy (``minimal`` in production, others for sweeps).
+
+    ``lean=False`` assembles and renders the envelope the earlier way (every seed, round-robin by
+    rank, duplicate bodies repeated); only the benchmark uses it, to measure both in one run.
+    """
     workspace = load_workspace(workspace_root)
     projects = _projects(workspace, request.projects)
     stores = stores or Stores.load(workspace)
     if model is None:
         spec = model_spec_from(workspace.config.model, env if env is not None else os.environ, request.model)
-        model = resolve_model(
-            spec, cwd=workspace.root, options=ModelOptions(timeout_s=workspace.config.navigate.timeout_s)
-        )
+        limit = workspace.config.navigate.timeout_s
+        # Every call of the turn (repair, re-navigation, HTTP retries) shares the turn's own time budget.
+        options = ModelOptions(timeout_s=limit, deadline=time.monotonic() + limit)
+        model = resolve_model(spec, cwd=workspace.root, options=options)
     budgets = resolve_budgets(request.budgets(), workspace.config.navigate)
     scoped = stores.scoped(projects)
     substrate = Substrate.build(scoped, stores.resolvers, timings)
@@ -59,12 +66,12 @@ def navigate_turn(
         index = stores.open_index(embedder)
         try:
 
-            def search(question: str, limit: int, family: str) -> list[str]:
+            def search(question: str, limit: int, family: str) -> list[SeedHit]:
                 hits = index.search(question, limit, families=[family], projects=projects if family == "zk" else None)
-                return [h.address for h in hits if h.address in scoped]
+                return [SeedHit(h.address, h.score) for h in hits if h.address in scoped]
 
             failures = [MissingGap(f.address, f.detail) for f in stores.failures]
-            view = assemble(request.question, substrate, search, budgets, failures)
+            view = assemble(request.question, substrate, search, budgets, failures, lean=lean)
         finally:
             index.close()
     info = ModelInfo(provider=model.identity.provider, id=model.identity.id)

@@ -86,6 +86,7 @@ class View:
     unelided: frozenset[str] = frozenset()
     missing: tuple[MissingGap, ...] = ()
     depth: int = 0  # breadth-first depth reached so far (pre-loop hops + in-loop expansions)
+    alias_duplicates: bool = True  # render a body shared by several admitted nodes once (see envelope.py)
 
     def ref_of(self, address: str) -> str:
         return self.refs[address]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import socket
+from dataclasses import dataclass, field
+from email.utils import formatdate
 from typing import Any
 
 import pytest
@@ -20,8 +23,33 @@ from synapse_server.models import (
     Usage,
     resolve_model,
 )
+from synapse_server.models.anthropic_api import AnthropicModel
+from synapse_server.models.openai_compat import OpenAIModel
+from synapse_server.models.transport import HttpTransport
 
 KEY = "sk-test-DO-NOT-LEAK-4242"
+WALL = 1_800_000_000.0
+
+
+@dataclass
+class FakeClock:
+    """A clock that only moves when the transport sleeps, so retries are observed without waiting."""
+
+    t: float = 1000.0
+    slept: list[float] = field(default_factory=list)
+
+    def clock(self) -> float:
+        return self.t
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.t += seconds
+
+    def now(self) -> float:
+        return WALL + (self.t - 1000.0)
+
+    def transport(self) -> HttpTransport:
+        return HttpTransport(sleep=self.sleep, clock=self.clock, now=self.now)
 
 
 def _openai_reply(text: str = "the answer", **extra: Any) -> dict[str, Any]:
@@ -47,18 +75,27 @@ def _anthropic_reply(text: str = "the answer") -> dict[str, Any]:
     }
 
 
-def _openai(api: LoopbackAPI, key: str | None = KEY, **options: Any) -> Any:
+def _openai(api: LoopbackAPI, key: str | None = KEY, clock: FakeClock | None = None, **options: Any) -> Any:
     env = {"OPENAI_BASE_URL": api.base + "/v1/"}
     if key is not None:
         env["OPENAI_API_KEY"] = key
-    return resolve_model("openai:gpt-test", env=env, options=ModelOptions(**options))
+    return OpenAIModel.from_env("gpt-test", env, ModelOptions(**options), (clock or FakeClock()).transport())
 
 
-def _anthropic(api: LoopbackAPI, key: str | None = KEY, **options: Any) -> Any:
+def _anthropic(api: LoopbackAPI, key: str | None = KEY, clock: FakeClock | None = None, **options: Any) -> Any:
     env = {"ANTHROPIC_BASE_URL": api.base}
     if key is not None:
         env["ANTHROPIC_API_KEY"] = key
-    return resolve_model("anthropic:claude-test", env=env, options=ModelOptions(**options))
+    return AnthropicModel.from_env("claude-test", env, ModelOptions(**options), (clock or FakeClock()).transport())
+
+
+def _reply(status: int, payload: Any, **headers: str) -> Reply:
+    return Reply(status, json.dumps(payload).encode("utf-8"), headers=headers)
+
+
+def test_the_spec_string_builds_the_same_http_models() -> None:
+    assert isinstance(resolve_model("openai:m", env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}), OpenAIModel)
+    assert isinstance(resolve_model("anthropic:m", env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}), AnthropicModel)
 
 
 def _assert_no_secret(error: ModelError, *secrets: str) -> None:
@@ -130,7 +167,7 @@ def test_openai_http_500_is_a_transport_error_that_never_shows_the_key(loopback_
     loopback_api.reply_json({"error": {"message": f"upstream exploded for key {KEY}"}}, status=500)
 
     with pytest.raises(ModelTransportError) as caught:
-        _openai(loopback_api).complete("q")
+        _openai(loopback_api, max_retries=0).complete("q")
 
     assert caught.value.detail["status"] == 500
     assert "exploded" in str(caught.value.detail["body_tail"])
@@ -203,7 +240,9 @@ def test_a_redirect_is_not_followed_so_the_key_goes_nowhere_else(loopback_api: L
         _openai(loopback_api).complete("q")
 
     assert caught.value.detail["status"] == 307
+    assert "not followed" in caught.value.message
     assert len(loopback_api.requests) == 1
+    _assert_no_secret(caught.value, KEY)
 
 
 # --- anthropic ----------------------------------------------------------------------------------------------------
@@ -223,7 +262,7 @@ def test_anthropic_posts_messages_with_key_version_model_and_max_tokens(loopback
         "model": "claude-test",
         "max_tokens": 64,
         "messages": [{"role": "user", "content": "What moved?"}],
-        "system": "Cite nodes.",
+        "system": [{"type": "text", "text": "Cite nodes.", "cache_control": {"type": "ephemeral"}}],
     }
     assert reply == Completion("the answer", Usage(21, 4), ModelIdentity("anthropic", "claude-test-1"))
 
@@ -262,7 +301,7 @@ def test_anthropic_http_500_is_a_transport_error_that_never_shows_the_key(loopba
     loopback_api.reply_json({"type": "error", "error": {"type": "api_error", "message": f"bad {KEY}"}}, status=500)
 
     with pytest.raises(ModelTransportError) as caught:
-        _anthropic(loopback_api).complete("q")
+        _anthropic(loopback_api, max_retries=0).complete("q")
 
     assert caught.value.detail["status"] == 500
     _assert_no_secret(caught.value, KEY)
@@ -292,3 +331,113 @@ def test_anthropic_reply_without_usage_reports_none(loopback_api: LoopbackAPI) -
     loopback_api.reply_json(payload)
 
     assert _anthropic(loopback_api).complete("q").usage is None
+
+
+def test_anthropic_input_usage_counts_cache_reads_and_writes(loopback_api: LoopbackAPI) -> None:
+    payload = _anthropic_reply()
+    payload["usage"] = {
+        "input_tokens": 30,
+        "cache_creation_input_tokens": 900,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 5,
+    }
+    loopback_api.reply_json(payload)
+
+    assert _anthropic(loopback_api).complete("q", system="fixed").usage == Usage(930, 5)
+
+
+# --- retries, deadlines, proxies (both providers share the transport) ---------------------------------------------
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_429_is_retried_after_the_seconds_retry_after_asks(loopback_api: LoopbackAPI, provider: str) -> None:
+    clock = FakeClock()
+    loopback_api.replies.append(_reply(429, {"error": "slow down"}, **{"Retry-After": "2"}))
+    good = _openai_reply("second try") if provider == "openai" else _anthropic_reply("second try")
+    loopback_api.reply_json(good)
+    model = (_openai if provider == "openai" else _anthropic)(loopback_api, clock=clock)
+
+    assert model.complete("q").text == "second try"
+    assert clock.slept == [2.0]
+    assert len(loopback_api.requests) == 2
+    assert loopback_api.requests[0].body == loopback_api.requests[1].body
+
+
+def test_a_retry_after_http_date_is_waited_until(loopback_api: LoopbackAPI) -> None:
+    clock = FakeClock()
+    loopback_api.replies.append(_reply(503, {}, **{"Retry-After": formatdate(WALL + 5, usegmt=True)}))
+    loopback_api.reply_json(_openai_reply())
+
+    _openai(loopback_api, clock=clock).complete("q")
+
+    assert clock.slept == [5.0]
+
+
+def test_a_5xx_without_retry_after_backs_off_and_gives_up_after_the_bounded_retries(loopback_api: LoopbackAPI) -> None:
+    clock = FakeClock()
+    for _ in range(4):
+        loopback_api.replies.append(_reply(502, {"error": f"bad gateway {KEY}"}))
+
+    with pytest.raises(ModelTransportError) as caught:
+        _openai(loopback_api, clock=clock, max_retries=2).complete("q")
+
+    assert clock.slept == [1.0, 2.0]
+    assert len(loopback_api.requests) == 3
+    assert caught.value.detail["status"] == 502
+    _assert_no_secret(caught.value, KEY)
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 501])
+def test_a_client_error_or_a_permanent_5xx_is_not_retried(loopback_api: LoopbackAPI, status: int) -> None:
+    clock = FakeClock()
+    loopback_api.replies.append(_reply(status, {"error": "no"}, **{"Retry-After": "1"}))
+    loopback_api.reply_json(_openai_reply())
+
+    with pytest.raises(ModelTransportError):
+        _openai(loopback_api, clock=clock).complete("q")
+
+    assert clock.slept == [] and len(loopback_api.requests) == 1
+
+
+def test_a_retry_after_longer_than_the_time_left_is_not_slept_but_reported(loopback_api: LoopbackAPI) -> None:
+    clock = FakeClock()
+    loopback_api.replies.append(_reply(429, {"error": f"quota for {KEY}"}, **{"Retry-After": "30"}))
+    loopback_api.reply_json(_openai_reply())
+
+    with pytest.raises(ModelTransportError) as caught:
+        _openai(loopback_api, clock=clock, timeout_s=10).complete("q")
+
+    assert clock.slept == [] and len(loopback_api.requests) == 1
+    assert (caught.value.detail["status"], caught.value.detail["retry_after_s"]) == (429, 30.0)
+    _assert_no_secret(caught.value, KEY)
+
+
+def test_the_turn_deadline_bounds_retries_across_calls_not_only_the_call_timeout(loopback_api: LoopbackAPI) -> None:
+    clock = FakeClock()
+    model = _openai(loopback_api, clock=clock, timeout_s=120, deadline=clock.t + 4)
+    loopback_api.replies.append(_reply(503, {}, **{"Retry-After": "3"}))
+    loopback_api.reply_json(_openai_reply("first"))
+    assert model.complete("q").text == "first"  # 3 s fit before the deadline
+    loopback_api.replies.append(_reply(503, {}, **{"Retry-After": "3"}))
+    loopback_api.reply_json(_openai_reply("never"))
+
+    with pytest.raises(ModelTransportError):
+        model.complete("q")  # 1 s left: the second wait does not fit
+    assert clock.slept == [3.0]
+    clock.t += 2
+    with pytest.raises(ModelTimeout):
+        model.complete("q")  # past the deadline: no request at all
+    assert len(loopback_api.requests) == 3
+
+
+def test_loopback_hosts_bypass_a_configured_proxy(loopback_api: LoopbackAPI, monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = probe.getsockname()[1]
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.setenv(name, f"http://127.0.0.1:{dead}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    loopback_api.reply_json(_openai_reply("direct"))
+
+    assert _openai(loopback_api).complete("q").text == "direct"

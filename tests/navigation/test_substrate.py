@@ -13,7 +13,7 @@ from memdsl import parse_render, serialize_render
 from synapse_server.config import NavigateConfig
 from synapse_server.navigation.budgets import BudgetRequest, resolve_budgets
 from synapse_server.navigation.envelope import render_envelope
-from synapse_server.navigation.substrate import Substrate, assemble, seed_addresses
+from synapse_server.navigation.substrate import RELEVANCE_FLOOR, SeedHit, Substrate, assemble, seed_addresses
 from synapse_server.navigation.view import MissingGap
 
 M1, M2, M3 = "mem:tree:m1", "mem:tree:m2", "mem:tree:m3"
@@ -23,15 +23,16 @@ A, B, C, D, E = (f"mem:tree:{x}" for x in "abcde")
 
 
 class RankedSearch:
-    """Search results per family in a fixed rank order; records the limits it was asked for."""
+    """Search results per family in a fixed rank order, scored like one RRF channel; records the limits asked for."""
 
     def __init__(self, ranked: Mapping[str, Sequence[str]]) -> None:
         self.ranked = ranked
         self.limits: list[tuple[str, int]] = []
 
-    def __call__(self, question: str, limit: int, family: str) -> list[str]:
+    def __call__(self, question: str, limit: int, family: str) -> list[SeedHit]:
         self.limits.append((family, limit))
-        return list(self.ranked.get(family, ()))[:limit]
+        hits = list(self.ranked.get(family, ()))[:limit]
+        return [SeedHit(address, 1 / (60 + rank)) for rank, address in enumerate(hits, start=1)]
 
 
 @pytest.fixture
@@ -55,9 +56,48 @@ def sub() -> Substrate:
 SEARCH = {"memory": [M1, M2, M3], "zk": [Z1, Z2, M1]}
 
 
-def test_seeds_alternate_between_stores_by_rank_and_drop_duplicates() -> None:
-    seeds = seed_addresses("q", RankedSearch(SEARCH), budgets(assembly_cap=10, hops=0))
+def test_without_lean_seeds_alternate_between_stores_by_rank_and_drop_duplicates() -> None:
+    seeds = seed_addresses("q", RankedSearch(SEARCH), budgets(assembly_cap=10, hops=0), lean=False)
     assert seeds == [M1, Z1, M2, Z2, M3]
+
+
+class ScoredSearch:
+    """Search results per family with explicit fused scores."""
+
+    def __init__(self, scored: Mapping[str, Sequence[tuple[str, float]]]) -> None:
+        self.scored = scored
+
+    def __call__(self, question: str, limit: int, family: str) -> list[SeedHit]:
+        return [SeedHit(a, s) for a, s in self.scored.get(family, ())][:limit]
+
+
+def test_seeds_are_ordered_by_fused_score_across_stores_ties_by_store_order() -> None:
+    search = ScoredSearch({"memory": [(M1, 0.0320), (M2, 0.0319)], "zk": [(Z1, 0.0321), (Z2, 0.0319)]})
+    assert seed_addresses("q", search, budgets(assembly_cap=10, hops=0)) == [Z1, M1, M2, Z2]
+
+
+def test_a_seed_under_the_relevance_floor_of_the_best_seed_is_not_admitted() -> None:
+    best = 2 / 61
+    search = ScoredSearch(
+        {
+            "memory": [(M1, best), (M2, best * RELEVANCE_FLOOR), (M3, best * RELEVANCE_FLOOR * 0.99)],
+            "zk": [(Z1, 1 / 61)],
+        }
+    )
+    assert seed_addresses("q", search, budgets(assembly_cap=10, hops=0)) == [M1, M2]
+    assert seed_addresses("q", search, budgets(assembly_cap=10, hops=0), lean=False) == [M1, Z1, M2, M3]
+
+
+def test_the_floor_is_relative_so_weak_matches_still_give_their_best_seeds() -> None:
+    search = ScoredSearch({"memory": [(M1, 1 / 61), (M2, 1 / 62)], "zk": [(Z1, 1 / 61), (Z2, 1 / 90)]})
+    assert seed_addresses("q", search, budgets(assembly_cap=10, hops=0)) == [M1, Z1, M2]
+
+
+def test_before_the_loop_hops_admit_at_most_one_neighbour_per_seed(sub: Substrate) -> None:
+    view = assemble("q", sub, RankedSearch({"memory": [M1]}), budgets(hops=3))
+    assert view.order == (M1, A)
+    two_seeds = assemble("q", sub, RankedSearch({"memory": [M1, M2]}), budgets(hops=3))
+    assert two_seeds.order == (M1, M2, A, B)
 
 
 def test_seeds_respect_the_total_and_per_source_ceilings() -> None:
@@ -75,8 +115,8 @@ def test_hops_zero_keeps_only_the_seeds(sub: Substrate) -> None:
     assert view.order == (M1,) and view.depth == 0
 
 
-def test_breadth_first_rings_are_admitted_in_frontier_then_address_order(sub: Substrate) -> None:
-    view = assemble("q", sub, RankedSearch({"memory": [M1]}), budgets(hops=3))
+def test_without_lean_breadth_first_rings_are_admitted_in_frontier_then_address_order(sub: Substrate) -> None:
+    view = assemble("q", sub, RankedSearch({"memory": [M1]}), budgets(hops=3), lean=False)
     assert view.order == (M1, A, B, C, D, E)
     assert [view.ref_of(a) for a in view.order] == ["n1", "n2", "n3", "n4", "n5", "n6"]
     assert view.depth == 3
@@ -84,7 +124,7 @@ def test_breadth_first_rings_are_admitted_in_frontier_then_address_order(sub: Su
 
 @pytest.mark.parametrize(("hops", "order"), [(1, (M1, A, B)), (2, (M1, A, B, C, D))])
 def test_each_hop_adds_exactly_one_ring(sub: Substrate, hops: int, order: tuple[str, ...]) -> None:
-    assert assemble("q", sub, RankedSearch({"memory": [M1]}), budgets(hops=hops)).order == order
+    assert assemble("q", sub, RankedSearch({"memory": [M1]}), budgets(hops=hops), lean=False).order == order
 
 
 def test_assembly_is_deterministic(sub: Substrate) -> None:
@@ -94,7 +134,7 @@ def test_assembly_is_deterministic(sub: Substrate) -> None:
 
 
 def test_the_assembly_cap_bounds_seeds_and_rings(sub: Substrate) -> None:
-    view = assemble("q", sub, RankedSearch({"memory": [M1]}), budgets(assembly_cap=2, hops=3))
+    view = assemble("q", sub, RankedSearch({"memory": [M1]}), budgets(assembly_cap=2, hops=3), lean=False)
     assert view.order == (M1, A)
 
 
@@ -111,7 +151,7 @@ def test_max_nodes_regimes_bound_assembly(sub: Substrate, max_nodes: int, token_
     limits = resolve_budgets(
         BudgetRequest(max_nodes=max_nodes, token_budget=token_budget, hops=4), NavigateConfig(max_nodes=40)
     )
-    assert len(assemble("q", sub, RankedSearch({"memory": [M1]}), limits).order) == admitted
+    assert len(assemble("q", sub, RankedSearch({"memory": [M1]}), limits, lean=False).order) == admitted
 
 
 def test_search_hits_outside_the_substrate_are_ignored(sub: Substrate) -> None:
