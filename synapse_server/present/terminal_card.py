@@ -13,12 +13,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterator
 
-from synapse_server.navigation.surfaces import NavigateResult, TraceClaim, TraceSurface
+from synapse_server.navigation.surfaces import NavigateResult, TraceSurface
 from synapse_server.present.safe_text import terminal_safe
+from synapse_server.present.trace_tree import ClaimNode, claim_tree
 
 _CODES = {"bold": "1", "dim": "2", "green": "32", "yellow": "33", "red": "31", "cyan": "36"}
 _VERDICT_COLOUR = {"answer": "green", "abstain": "yellow", "failure": "red"}
-FLAG_NAMES = ("stale", "unresolved", "extrapolation", "contested", "outdated")
 
 
 class _Paint:
@@ -80,19 +80,9 @@ def render_card(result: NavigateResult, *, trace: bool = False, colour: bool = F
 def trace_lines(trace: TraceSurface, paint: _Paint | None = None) -> list[str]:
     """The claim DAG as an indented tree from the conclusion, then assertions, disclosures and telemetry."""
     paint = paint or _Paint(False)
-    claims = {claim.id: claim for claim in trace.claims}
-    cited = {c.address: [n for n in FLAG_NAMES if getattr(c.flags, n)] for c in trace.citations}
-    roots = [trace.conclusion_claim_id] if trace.conclusion_claim_id in claims else []
-    roots += [
-        c.id for c in trace.claims if c.id not in roots and not any(c.id in o.premise_claim_ids for o in trace.claims)
-    ]
     lines: list[str] = []
-    seen: set[str] = set()
-    for root in roots:
-        lines += list(_claim_tree(claims, cited, root, 1, seen, paint))
-    for claim in trace.claims:  # a claim only reachable through a cycle still gets shown
-        if claim.id not in seen:
-            lines += list(_claim_tree(claims, cited, claim.id, 1, seen, paint))
+    for root in claim_tree(trace):
+        lines += list(_claim_lines(root, 1, paint))
     if trace.assertions:
         lines += ["", paint("  Assertions", "bold")]
         lines += [f"    {_s(a.claim_id)} ← “{_s(a.text)}”" for a in trace.assertions]
@@ -113,41 +103,22 @@ def trace_lines(trace: TraceSurface, paint: _Paint | None = None) -> list[str]:
     return lines
 
 
-def claim_flags(claim: TraceClaim) -> list[str]:
-    """The names of the flags set on a claim, in a fixed order."""
-    return [name for name in FLAG_NAMES if getattr(claim.flags, name)]
+def _marker(flags: list[str], paint: _Paint) -> str:
+    return paint(f" [{', '.join(flags)}]", "yellow") if flags else ""
 
 
-def _cited(address: str, flags: list[str], paint: _Paint) -> str:
-    marker = paint(f" [{', '.join(flags)}]", "yellow") if flags else ""
-    return f"cites {paint(_s(address), 'cyan')}{marker}"
-
-
-def _claim_tree(
-    claims: dict[str, TraceClaim],
-    cited: dict[str, list[str]],
-    claim_id: str,
-    depth: int,
-    seen: set[str],
-    paint: _Paint,
-) -> Iterator[str]:
+def _claim_lines(node: ClaimNode, depth: int, paint: _Paint) -> Iterator[str]:
     pad = "  " * depth
-    claim = claims.get(claim_id)
-    if claim is None:
-        yield f"{pad}{_s(claim_id)} (not in the trace)"
+    if node.claim is None or node.repeat:
+        yield f"{pad}{_s(node.id)} ({'shown above' if node.repeat else 'not in the trace'})"
         return
-    if claim_id in seen:
-        yield f"{pad}{_s(claim_id)} (shown above)"
-        return
-    seen.add(claim_id)
-    flags = claim_flags(claim)
-    marker = paint(f" [{', '.join(flags)}]", "yellow") if flags else ""
-    yield f"{pad}{paint(_s(claim.id), 'bold')} {_s(claim.inference_form)} · {claim.status}{marker}"
+    claim = node.claim
+    yield f"{pad}{paint(_s(claim.id), 'bold')} {_s(claim.inference_form)} · {claim.status}{_marker(node.flags, paint)}"
     yield f"{pad}  “{_s(claim.text)}”"
-    for address in claim.citation_addresses:
-        yield f"{pad}  {_cited(address, cited.get(address, []), paint)}"
-    for premise in claim.premise_claim_ids:
-        yield from _claim_tree(claims, cited, premise, depth + 1, seen, paint)
+    for cite in node.cites:
+        yield f"{pad}  cites {paint(_s(cite.address), 'cyan')}{_marker(cite.flags, paint)}"
+    for premise in node.premises:
+        yield from _claim_lines(premise, depth + 1, paint)
 
 
 def _wrapped(text: str, width: int) -> list[str]:
