@@ -8,6 +8,7 @@ how the pictures in docs/dashboard.md are made).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -173,3 +174,50 @@ def test_ask_show_reasoning_matrix_search_and_chat_in_chromium(
             browser.close()
     assert csp_violations == []
     assert all(shot.stat().st_size > 10_000 for shot in shots)
+
+
+HOST_PAGE = """<!doctype html><html><body><iframe id="app" style="width:900px;height:600px"></iframe><script>
+const frame = document.getElementById("app");
+window.addEventListener("message", (event) => {
+  const msg = event.data;
+  if (msg.method === "ui/initialize") {
+    frame.contentWindow.postMessage({jsonrpc: "2.0", id: msg.id, result: {protocolVersion: "2026-01-26",
+      hostInfo: {name: "test-host", version: "1"}, hostCapabilities: {}, hostContext: {}}}, "*");
+  } else if (msg.method === "ui/notifications/initialized") {
+    frame.contentWindow.postMessage({jsonrpc: "2.0", method: "ui/notifications/tool-result",
+      params: {content: [{type: "text", text: "{}"}], structuredContent: window.RESULT}}, "*");
+  }
+});
+</script></body></html>"""
+
+
+def test_the_mcp_app_answer_card_renders_the_structured_result_as_text_in_chromium(
+    tmp_path: Path, shots: list[Path]
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from synapse_server.apps import card_html
+    from synapse_server.navigation.surfaces import NavigateResult
+
+    result = json.loads((Path(__file__).parent / "navigate_answer.json").read_text(encoding="utf-8"))
+    NavigateResult.model_validate({k: v for k, v in result.items() if k not in {"action", "summary"}})
+    hostile = "Sharpe fell. <img src=x onerror=alert(1)>"
+    result["answer_surface"]["text"] = hostile
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 960, "height": 660})
+            page.set_content(HOST_PAGE)
+            page.evaluate("([result, html]) => { window.RESULT = result; document.getElementById('app').srcdoc = html; }",
+                          [result, card_html()])  # fmt: skip
+            app = page.frame_locator("#app")
+            app.locator("[data-card=answer]").wait_for(timeout=30_000)
+            assert app.locator(".text").inner_text() == hostile
+            assert app.locator("img").count() == 0
+            app.locator("summary").click()
+            assert "c1" in app.locator("details").inner_text()
+            path = tmp_path / "mcp-app-card.png"
+            page.screenshot(path=str(path))
+            shots.append(path)
+        finally:
+            browser.close()
