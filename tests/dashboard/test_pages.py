@@ -84,21 +84,27 @@ def test_asking_renders_the_answer_card_with_status_citation_model_and_reasoning
     assert "Same configuration as run-001" not in page.text  # an envelope body the turn rendered: never shown
 
 
-def test_an_abstention_gets_its_own_card_with_the_canonical_reason(demo: Path, open_dashboard: Callable) -> None:
+def test_an_abstention_gets_its_own_card_and_its_zk_citation_links_to_the_note_page(
+    demo: Path, open_dashboard: Callable
+) -> None:
     with open_dashboard(demo) as client:
         page = ask(client, REFUTED["question"])
-    assert 'data-card="abstention"' in page.text and 'data-card="answer"' not in page.text
-    assert '<span class="reason">false-premise</span>' in page.text
-
-
-def test_zk_citations_link_to_the_note_page_and_other_addresses_stay_text(demo: Path, open_dashboard: Callable) -> None:
-    with open_dashboard(demo) as client:
-        page = ask(client, REFUTED["question"])
+        assert 'data-card="abstention"' in page.text and 'data-card="answer"' not in page.text
+        assert '<span class="reason">false-premise</span>' in page.text
         links = re.findall(r'href="(/note\?address=[^"]+)"', page.text)
         assert links, "the refuted zk citation links to its note"
         note = client.get(links[0].replace("&amp;", "&"))
         assert note.status_code == 200 and 'class="body"' in note.text
         assert client.get("/note?address=mem:tree:expe-9f8e7d6c").status_code == 404
+
+
+def test_a_turn_the_worker_refuses_shows_its_structured_error(
+    demo: Path, open_dashboard: Callable, tmp_path: Path
+) -> None:
+    with open_dashboard(demo, model=f"script:{tmp_path / 'missing.json'}") as client:
+        page = ask(client, "What changed?")
+    assert page.status_code == 400 and 'role="alert"' in page.text and "model" in page.text
+    assert "data-card" not in page.text
 
 
 def test_a_running_turn_shows_progress_then_its_failure_card(
