@@ -19,7 +19,7 @@ from synapse_server.dashboard.view import matrix_grid, status_class
 from synapse_server.present.trace_tree import claim_tree, set_flags
 
 MAX_QUESTION_CHARS = 2000
-MAX_WAIT_S = 60.0
+MAX_WAIT_S = 300.0
 RECENT = 5
 
 TEMPLATES = Environment(
