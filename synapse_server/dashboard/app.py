@@ -67,6 +67,13 @@ class Dashboard:
         spec = config.chat_model or model_spec_from(workspace.config.model, os.environ, config.model)
         self.chat = ChatAgent(spec, self.dispatcher, self.history, cwd=workspace.root)
 
+    async def warm(self) -> None:
+        """Load the embedding model and sync the index in the background, so the first search does not wait."""
+        try:
+            await anyio.to_thread.run_sync(self.deps.index)
+        except Exception:  # a broken store shows on the page that needs it; warming only logs
+            log.exception("could not warm the search index")
+
     async def call(self, **arguments: Any) -> dict[str, Any]:
         """One write-free tool call; its public JSON (an error payload carries ``error``)."""
         return (await self.dispatcher.call(arguments)).payload
@@ -90,6 +97,7 @@ def build_app(config: DashboardConfig, *, embedder: TextEncoder | None = None) -
         try:
             async with anyio.create_task_group() as group:
                 dashboard.runs.group = group
+                group.start_soon(dashboard.warm)
                 yield
                 group.cancel_scope.cancel()
         finally:

@@ -128,6 +128,7 @@ def test_ask_show_reasoning_matrix_search_and_chat_in_chromium(
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 860})
+            page.set_default_timeout(WAIT_MS)  # the first search loads the embedding model; CI machines are slow
             page.on("console", lambda m: csp_violations.append(m.text) if "Content Security Policy" in m.text else None)
             page.goto(dashboard_url)
             assert "token=" not in page.url, "the token leaves the address bar after the first load"
