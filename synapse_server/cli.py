@@ -20,7 +20,7 @@ from synapse_server.errors import SynapseError
 
 COMMANDS = (
     "init", "lint", "navigate", "serve", "search", "get", "build", "connections",
-    "matrix", "synthesize", "debate", "frame", "eval",
+    "matrix", "synthesize", "debate", "frame", "eval", "dashboard",
 )  # fmt: skip
 """Subcommand modules, in help order."""
 

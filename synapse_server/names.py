@@ -22,6 +22,15 @@ def shown(text: str) -> str:
     return repr(text[:_SHOWN_CHARS]) + ("..." if len(text) > _SHOWN_CHARS else "")
 
 
+def check_text(value: str, what: str) -> str:
+    """Refuse NUL (it truncates C strings downstream) and blank text; lengths are bounded by the field."""
+    if "\x00" in value:
+        raise ValueError(f"{what} contains a NUL character")
+    if not value.strip():
+        raise ValueError(f"{what} is blank")
+    return value
+
+
 def check_project_names(names: list[str] | None) -> list[str] | None:
     """Validator body for a ``projects`` field (raises ValueError, which pydantic reports)."""
     for name in names or []:

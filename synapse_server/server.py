@@ -28,6 +28,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from synapse_server import __version__
+from synapse_server import apps as answer_card
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.actions.progress import reporting
 from synapse_server.dispatch import Dispatcher, Outcome
@@ -86,6 +87,7 @@ def build_server(settings: ServerSettings, *, embedder: TextEncoder | None = Non
         annotations=_annotations(dispatcher),
     )
     tool.parameters = input_schema(dispatcher)
+    answer_card.declare(tool)  # optional MCP Apps layer: hosts that render apps draw navigate's card
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -100,7 +102,13 @@ def build_server(settings: ServerSettings, *, embedder: TextEncoder | None = Non
             deps.close()
 
     return MCPServer(
-        "synapse", instructions=INSTRUCTIONS, version=__version__, tools=[tool], lifespan=lifespan, log_level="WARNING"
+        "synapse",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        tools=[tool],
+        lifespan=lifespan,
+        log_level="WARNING",
+        extensions=[answer_card.extension()],
     )
 
 

@@ -1,4 +1,4 @@
-"""``synapse navigate`` as a user runs it: the installed script, the public JSON on stdout, honest exit codes."""
+"""``synapse navigate --json`` as a script runs it: the installed script, the public JSON on stdout, honest exit codes."""
 
 from __future__ import annotations
 
@@ -56,7 +56,12 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def synapse(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "SYNAPSE_MODEL"}
     return subprocess.run(
-        [str(SYNAPSE), "navigate", *args], capture_output=True, text=True, encoding="utf-8", env=env, timeout=300
+        [str(SYNAPSE), "navigate", *args, "--json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=300,
     )
 
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from synapse_server.names import check_text as check_text  # re-exported: the actions' parameter models use it
+
 if TYPE_CHECKING:
     from synapse_server.actions.deps import Deps
 
@@ -58,15 +60,6 @@ class ActionSpec:
 
     def public_fields(self) -> list[str]:
         return [name for name in self.params.model_fields if name not in self.hidden]
-
-
-def check_text(value: str, what: str) -> str:
-    """Refuse NUL (it truncates C strings downstream) and blank text; lengths are bounded by the field."""
-    if "\x00" in value:
-        raise ValueError(f"{what} contains a NUL character")
-    if not value.strip():
-        raise ValueError(f"{what} is blank")
-    return value
 
 
 def tier_of(family: str) -> str | None:

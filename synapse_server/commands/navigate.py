@@ -1,6 +1,8 @@
-"""``synapse navigate QUESTION --root DIR``: print exactly the JSON the ``synapse`` tool returns for navigate.
+"""``synapse navigate QUESTION --root DIR``: a readable answer or abstention card; ``--json`` for the tool's JSON.
 
-Exit 0 for an answer or an abstention (both are honest outcomes), 2 for
+The card (``--trace`` adds the reasoning tree) is for people and is coloured
+only on a terminal that has not set ``NO_COLOR``; ``--json`` prints exactly the
+JSON the ``synapse`` tool returns for navigate, for scripts. Exit 0 for an answer or an abstention (both are honest outcomes), 2 for
 invalid input, 1 for an operational failure (verdict ``failure``).
 """
 
@@ -8,6 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +24,7 @@ from synapse_server.dispatch import result_payload
 from synapse_server.errors import InvalidInput
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.turn import navigate_turn
+from synapse_server.present.terminal_card import render_card
 from synapse_server.stores import make_embedder
 
 
@@ -26,7 +32,8 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "navigate",
         help="answer a question from the workspace's evidence, or abstain with a reason",
-        description="Print the public navigate JSON. Exit 0 answer/abstain, 2 invalid input, 1 operational failure.",
+        description="Print an answer or abstention card (--json: the public navigate JSON). "
+        "Exit 0 answer/abstain, 2 invalid input, 1 operational failure.",
     )
     parser.add_argument("question", help="the question to answer")
     parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
@@ -39,6 +46,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--token-budget", type=int, default=-1, help="hard per-run token guardrail (-1 default)")
     parser.add_argument("--render-max-body-chars", type=int, default=-1, help="body chars per node; 0 = no elision")
     parser.add_argument("--trace-floor", type=float, default=-1.0, help="compatibility dial (-1 default)")
+    parser.add_argument("--trace", action="store_true", help="add the reasoning tree (claims, premises, flags)")
+    parser.add_argument("--json", action="store_true", help="print the tool's exact JSON instead of the card")
     parser.set_defaults(handler=run)
 
 
@@ -62,5 +71,10 @@ def run(args: argparse.Namespace) -> int:
     workspace = load_workspace(Path(args.root) if args.root is not None else find_workspace(Path.cwd()))
     _ = workspace.cache_dir  # a folder that is not a workspace gets no cache: invalid input (exit 2), said up front
     result = navigate_turn(workspace.root, request, embedder=make_embedder(workspace))
-    print(json.dumps(result_payload("navigate", with_summary(result)), indent=2, ensure_ascii=False))
+    if args.json:
+        print(json.dumps(result_payload("navigate", with_summary(result)), indent=2, ensure_ascii=False))
+    else:
+        colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        width = shutil.get_terminal_size((88, 24)).columns
+        sys.stdout.write(render_card(result, trace=args.trace, colour=colour, width=min(width, 100)))
     return 1 if result.verdict == "failure" else 0

@@ -25,13 +25,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node, TetherKind
 from adapters.resolvers import Resolvers
-from synapse_server.actions.base import ActionOutput
 from synapse_server.config import Workspace
 from synapse_server.models import Model, ModelBadResponse
 from synapse_server.navigation.text import normalise_words
 from synapse_server.overlay.lens import (
     EXTRACTIVE,
     MAX_PROJECTS,
+    LensResult,
     ModelInfo,
     OverlayInfo,
     ProjectScope,
@@ -127,7 +127,7 @@ class Brief(BaseModel):
     failures: list[TraceFailure] = Field(default_factory=list, description="what did not trace; empty when verified")
 
 
-class SynthesizeResult(ActionOutput):
+class SynthesizeResult(LensResult):
     overlay: OverlayInfo
     projects: list[str]
     model: ModelInfo

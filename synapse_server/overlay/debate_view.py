@@ -24,10 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from adapters.base import Node
 from adapters.zettelkasten import ZettelkastenAdapter
 from adapters.zk_debate import ContestedClaim, DebateMap
-from synapse_server.actions.base import ActionOutput
 from synapse_server.config import Workspace
 from synapse_server.overlay.lens import (
     MAX_PROJECTS,
+    LensResult,
     OverlayInfo,
     ProjectScope,
     open_overlay,
@@ -91,7 +91,7 @@ class DebateProject(BaseModel):
     diagnostics: list[str] = Field(default_factory=list)
 
 
-class DebateResult(ActionOutput):
+class DebateResult(LensResult):
     overlay: OverlayInfo
     projects: list[str]
     debates: list[DebateProject]

@@ -36,12 +36,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node
 from adapters.resolvers import Resolvers
-from synapse_server.actions.base import ActionOutput, check_text
 from synapse_server.config import Workspace
 from synapse_server.models import Model
+from synapse_server.names import check_text
 from synapse_server.overlay.lens import (
     EXTRACTIVE,
     MAX_PROJECTS,
+    LensResult,
     ModelInfo,
     OverlayInfo,
     ProjectScope,
@@ -124,7 +125,7 @@ class Facet(BaseModel):
     hits: list[FrameHit] = Field(description="the hits that count for this facet (and make its status)")
 
 
-class FrameResult(ActionOutput):
+class FrameResult(LensResult):
     question: str
     projects: list[str]
     decomposition: Literal["model", "extractive"]

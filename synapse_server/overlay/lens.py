@@ -26,6 +26,7 @@ from synapse_server.stores import Stores
 
 __all__ = [
     "EXTRACTIVE",
+    "LensResult",
     "ModelInfo",
     "OverlayInfo",
     "ProjectScope",
@@ -46,6 +47,18 @@ P = TypeVar("P", bound=BaseModel)
 ProjectScope = Annotated[list[str] | None, AfterValidator(check_project_names)]
 """A call's zk project list: None = the config scope, [] = memory only; each name a plain address segment."""
 MAX_PROJECTS = 64
+
+
+class LensResult(BaseModel):
+    """Base of every lens's own result: a one-line ``summary`` first, frozen, unknown fields refused.
+
+    The lenses sit below the action layer and must not know it; the actions
+    return these as they are, and the CLI and the dashboard render them.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    summary: str = Field(..., description="one line for a human reader")
 
 
 class ModelInfo(BaseModel):

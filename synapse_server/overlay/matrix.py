@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node
-from synapse_server.actions.base import ActionOutput
 from synapse_server.config import Workspace
 from synapse_server.models import Model, ModelBadResponse
 from synapse_server.overlay.lens import (
     EXTRACTIVE,
     MAX_PROJECTS,
+    LensResult,
     ModelInfo,
     OverlayInfo,
     ProjectScope,
@@ -129,7 +129,7 @@ class MatrixSynthesis(BaseModel):
     note: str
 
 
-class MatrixResult(ActionOutput):
+class MatrixResult(LensResult):
     kind: OverlayKind
     overlay: OverlayInfo
     projects: list[str]

@@ -1,0 +1,92 @@
+"""``synapse dashboard [--root WS] [--port N]``: the local web dashboard, on 127.0.0.1 behind a token.
+
+The URL it prints carries a fresh random token; uvicorn's access log goes to
+stderr like every other log line. The dashboard is write-free: it runs the
+same dispatcher as ``synapse serve --write-free``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from synapse_server.config import find_workspace, load_workspace
+from synapse_server.errors import InvalidInput
+from synapse_server.models import parse_model_spec
+
+HOST = "127.0.0.1"
+TOKEN_IN_URL = re.compile(r"([?&])token=[^&\s]*")
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "dashboard",
+        help="serve the local web dashboard (ask, history, matrix, search, chat), write-free",
+        description="Serve the dashboard on 127.0.0.1; open the URL it prints (it carries the access token).",
+    )
+    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    parser.add_argument("--model", default=None, help="model spec for navigate (default: the config's)")
+    parser.add_argument("--chat-model", default=None, help="model spec for the chat agent (default: navigate's)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from synapse_server.dashboard import DashboardConfig, build_app
+
+    if not 0 <= args.port <= 65535:
+        raise InvalidInput("port: 0 to 65535", parameter="port")
+    for name in ("model", "chat_model"):
+        if getattr(args, name) is not None:
+            parse_model_spec(getattr(args, name))
+    workspace = load_workspace(Path(args.root) if args.root is not None else find_workspace(Path.cwd()))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, args.port))
+    port = sock.getsockname()[1]
+    config = DashboardConfig(
+        root=workspace.root, model=args.model, chat_model=args.chat_model, cookie=f"synapse_dashboard_{port}"
+    )
+    app = build_app(config)
+    sys.stderr.write(f"Synapse dashboard for {workspace.root}\n  open http://{HOST}:{port}/?token={app.state.token}\n")
+    sys.stderr.flush()
+    server = uvicorn.Server(uvicorn.Config(app, log_config=_log_config(), access_log=True, lifespan="on"))
+    server.run(sockets=[sock])
+    return 0
+
+
+class RedactToken(logging.Filter):
+    """Keep the token out of the access log: the first request's URL carries it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(TOKEN_IN_URL.sub(r"\1token=…", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's loggers, access log included, all on stderr (its default sends the access log to stdout)."""
+    handler = {
+        "class": "logging.StreamHandler",
+        "stream": "ext://sys.stderr",
+        "formatter": "plain",
+        "filters": ["redact"],
+    }
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"redact": {"()": RedactToken}},
+        "formatters": {"plain": {"format": "%(levelname)s %(name)s: %(message)s"}},
+        "handlers": {"stderr": handler},
+        "loggers": {
+            name: {"handlers": ["stderr"], "level": logging.INFO, "propagate": False}
+            for name in ("uvicorn", "uvicorn.error", "uvicorn.access")
+        },
+    }

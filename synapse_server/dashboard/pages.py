@@ -1,0 +1,163 @@
+"""The page handlers: read the request, make write-free tool calls, hand plain values to a template.
+
+Handlers never build HTML themselves; the templates autoescape everything,
+so model and evidence text is always text. Answer, abstention and trace cards
+are drawn only from :class:`~synapse_server.dashboard.history.Entry` objects
+(see ``history.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from synapse_server.dashboard.view import matrix_grid, status_class
+from synapse_server.present.trace_tree import claim_tree, set_flags
+
+MAX_QUESTION_CHARS = 2000
+MAX_WAIT_S = 300.0
+RECENT = 5
+
+TEMPLATES = Environment(
+    loader=PackageLoader("synapse_server.dashboard", "templates"),
+    autoescape=select_autoescape(enabled_extensions=("html",), default=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+TEMPLATES.globals.update(claim_tree=claim_tree, set_flags=set_flags, status_class=status_class)
+
+
+def render(request: Request, name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
+    page = TEMPLATES.get_template(name).render(request=request, nav=name.split(".")[0], **values)
+    return HTMLResponse(page, status_code=status_code)
+
+
+def _dashboard(request: Request) -> Any:
+    return request.app.state.dashboard
+
+
+async def ask_page(request: Request) -> Response:
+    history = _dashboard(request).history
+    recent = (await anyio.to_thread.run_sync(history.entries))[:RECENT]
+    return render(request, "ask.html", recent=recent, question="")
+
+
+async def ask_post(request: Request) -> Response:
+    form = await request.form()
+    question = str(form.get("question", "")).strip()
+    if not question or len(question) > MAX_QUESTION_CHARS:
+        error = {"kind": "invalid_input", "message": f"question: 1 to {MAX_QUESTION_CHARS} characters, not blank"}
+        return render(request, "ask.html", status_code=400, recent=[], question=question, error=error)
+    run = _dashboard(request).runs.start(question)
+    return RedirectResponse(f"/runs/{run.id}", status_code=303)
+
+
+async def run_page(request: Request) -> Response:
+    """Progress while the worker runs (the page refreshes itself); the card once the history has it.
+
+    ``?wait=S`` holds the response until the turn ends or S seconds pass, so a
+    script (or a test) can wait for a result without polling.
+    """
+    run = _dashboard(request).runs.get(request.path_params["run_id"])
+    if run is None:
+        return render(request, "missing.html", status_code=404, what="run")
+    wait = _float(request.query_params.get("wait"), 0.0)
+    if run.state == "running" and wait > 0:
+        with anyio.move_on_after(min(wait, MAX_WAIT_S)):
+            await run.finished.wait()
+    if run.state == "done" and run.entry is not None:
+        return RedirectResponse(f"/answers/{run.entry.id}", status_code=303)
+    if run.state == "error":
+        return render(request, "ask.html", status_code=400, recent=[], question=run.question, error=run.error)
+    return render(request, "running.html", run=run, elapsed=f"{run.elapsed_s():.0f}")
+
+
+async def answer_page(request: Request) -> Response:
+    entry = await anyio.to_thread.run_sync(_dashboard(request).history.get, request.path_params["entry_id"])
+    if entry is None:
+        return render(request, "missing.html", status_code=404, what="answer")
+    return render(request, "answer.html", entry=entry)
+
+
+async def history_page(request: Request) -> Response:
+    entries = await anyio.to_thread.run_sync(_dashboard(request).history.entries)
+    return render(request, "history.html", entries=entries)
+
+
+async def matrix_page(request: Request) -> Response:
+    kind = "claim" if request.query_params.get("kind") == "claim" else "generic"
+    payload = await _dashboard(request).call(action="matrix", kind=kind)
+    grid = None if "error" in payload else matrix_grid(payload)
+    return render(request, "matrix.html", kind=kind, payload=payload, grid=grid)
+
+
+async def cell_page(request: Request) -> Response:
+    """One cell: relation, confidence, rationale, the overlay's drift state and the synthesize brief if any."""
+    kind = "claim" if request.query_params.get("kind") == "claim" else "generic"
+    practice = request.query_params.get("practice", "")
+    canon = request.query_params.get("canon", "")
+    dashboard = _dashboard(request)
+    payload = await dashboard.call(action="matrix", kind=kind)
+    cells = [] if "error" in payload else payload["cells"]
+    cell = next((c for c in cells if c["practice"] == practice and c["canon"] == canon), None)
+    if cell is None:
+        return render(request, "missing.html", status_code=404, what="matrix cell")
+    briefs = await dashboard.call(action="synthesize", limit=100)
+    brief = next(
+        (b for b in briefs.get("briefs", []) if b["practice"] == practice and b["canon"] == canon),
+        None,
+    )
+    titles = {axis["address"]: axis["title"] for axis in (*payload["rows"], *payload["columns"])}
+    return render(
+        request,
+        "cell.html",
+        kind=kind,
+        cell=cell,
+        overlay=payload["overlay"],
+        brief=brief,
+        briefs=briefs,
+        titles=titles,
+    )
+
+
+async def search_page(request: Request) -> Response:
+    query = request.query_params.get("q", "").strip()
+    expand = request.query_params.get("expand") == "1"
+    payload = await _dashboard(request).call(action="search", query=query, expand=expand) if query else None
+    return render(request, "search.html", query=query, expand=expand, payload=payload)
+
+
+async def note_page(request: Request) -> Response:
+    """A zk note by address: the citation links of a card land here."""
+    address = request.query_params.get("address", "")
+    if not address.startswith("zk:"):
+        return render(request, "missing.html", status_code=404, what="note")
+    payload = await _dashboard(request).call(action="get", id=address)
+    status = 404 if "error" in payload else 200
+    return render(request, "note.html", status_code=status, address=address, payload=payload)
+
+
+async def chat_page(request: Request) -> Response:
+    chat = _dashboard(request).chat
+    history = _dashboard(request).history
+    entries = {e.id: e for e in await anyio.to_thread.run_sync(history.entries)}
+    return render(request, "chat.html", chat=chat, entries=entries)
+
+
+async def chat_post(request: Request) -> Response:
+    form = await request.form()
+    message = str(form.get("message", "")).strip()
+    if message and len(message) <= MAX_QUESTION_CHARS:
+        await _dashboard(request).chat.send(message)
+    return RedirectResponse("/chat", status_code=303)
+
+
+def _float(raw: str | None, default: float) -> float:
+    try:
+        return max(0.0, float(raw)) if raw is not None else default
+    except ValueError:
+        return default

@@ -1,0 +1,75 @@
+"""Fixtures for the dashboard tests: the demo with both overlays built, and a logged-in client over it."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from starlette.testclient import TestClient
+
+from adapters.index import Embedder
+from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.dashboard import DashboardConfig, build_app
+from synapse_server.dispatch import Dispatcher
+from synapse_server.workspace_init import make_demo
+
+TOKEN = "test-token-for-this-run"
+BASE = "http://127.0.0.1"
+Client = Callable[..., Any]
+
+
+@pytest.fixture(scope="session")
+def built_demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+    """The demo workspace with its generic and claim overlays built (by the tool's own build action)."""
+    root = make_demo(tmp_path_factory.mktemp("dashboard") / "demo")
+    deps = Deps(ServerSettings(root=root, prespawn=False), embedder=embedder)
+    dispatcher = Dispatcher(deps)
+    try:
+        for kind in ("generic", "claim"):
+            outcome = anyio.run(dispatcher.call, {"action": "build", "kind": kind})
+            assert not outcome.is_error, outcome.payload
+    finally:
+        deps.close()
+    return root
+
+
+@pytest.fixture
+def demo(built_demo: Path, tmp_path: Path) -> Path:
+    """A private copy, so history and write checks of one test never meet another's."""
+    root = tmp_path / "demo"
+    shutil.copytree(built_demo, root, symlinks=True)
+    history = root / ".angelo" / "dashboard"
+    shutil.rmtree(history, ignore_errors=True)
+    return root
+
+
+@pytest.fixture
+def open_dashboard(embedder: Embedder) -> Callable[..., Any]:
+    """``with open_dashboard(root, **config) as client``: a TestClient that already holds the token cookie."""
+
+    @contextmanager
+    def opened(root: Path, *, login: bool = True, **config: Any) -> Iterator[TestClient]:
+        config.setdefault("prespawn", False)
+        app = build_app(DashboardConfig(root=root, token=TOKEN, **config), embedder=embedder)
+        with TestClient(app, base_url=BASE) as client:
+            if login:
+                assert client.get(f"/?token={TOKEN}").status_code == 200
+            yield client
+
+    return opened
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """A digest of every file outside the cache folder: the source stores, the config, the overlay, the code."""
+    digests: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.is_file() and relative.parts[0] not in {".angelo"}:
+            digests[str(relative)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests

@@ -1,0 +1,224 @@
+"""The dashboard in a real headless Chromium: the installed ``synapse dashboard``, driven by Playwright.
+
+Chromium is the system's (Debian's ``chromium`` package); Playwright's own
+browser download is never used. Each page is screenshotted into the test's
+temporary folder, and into ``$SYNAPSE_SCREENSHOTS`` when that is set (that is
+how the pictures in docs/dashboard.md are made).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import anyio
+import pytest
+
+from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.demo import load_questions
+from synapse_server.dispatch import Dispatcher
+
+SYNAPSE = Path(sys.executable).parent / "synapse"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+CASES = {case["id"]: case for case in load_questions()["questions"]}
+ANSWERED = CASES["sharpe-after-cost-increase"]
+WAIT_MS = 180_000
+
+
+def chromium() -> str | None:
+    """The system Chromium: ``$SYNAPSE_CHROMIUM``, else ``chromium`` or ``chromium-browser`` on the PATH."""
+    named = os.environ.get("SYNAPSE_CHROMIUM")
+    if named:
+        return named if Path(named).is_file() else None
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+CHROMIUM = chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no system Chromium found (install Debian's: apt-get install -y chromium)"
+)
+
+
+@pytest.fixture
+def dashboard_url(demo: Path) -> Iterator[str]:
+    """The real ``synapse dashboard`` on a free port; yields the URL it printed (token included)."""
+    process = subprocess.Popen(
+        [str(SYNAPSE), "dashboard", "--root", str(demo), "--port", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    drain: threading.Thread | None = None
+    try:
+        assert process.stderr is not None
+        url = None
+        for line in process.stderr:
+            found = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=\S+)", line)
+            if found:
+                url = found.group(1)
+            if "Application startup complete" in line:
+                break
+        assert url is not None, "the dashboard printed no URL"
+        drain = threading.Thread(target=process.stderr.read, daemon=True)  # the access log must not fill the pipe
+        drain.start()
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if drain is not None:
+            drain.join(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Iterator[list[Path]]:
+    taken: list[Path] = []
+    yield taken
+    keep = os.environ.get("SYNAPSE_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for shot in taken:
+            shutil.copy(shot, Path(keep) / shot.name)
+
+
+def brief_cell(root: Path, embedder: Any) -> str:
+    """The address of a claim-matrix cell that has a synthesize brief (asked of the tool in-process)."""
+    deps = Deps(ServerSettings(root=root, prespawn=False, write_free=True), embedder=embedder)
+    try:
+        brief = anyio.run(Dispatcher(deps).call, {"action": "synthesize"}).payload["briefs"][0]
+    finally:
+        deps.close()
+    return "matrix/cell?" + urlencode({"kind": "claim", "practice": brief["practice"], "canon": brief["canon"]})
+
+
+def test_ask_show_reasoning_matrix_search_and_chat_in_chromium(
+    dashboard_url: str, demo: Path, embedder: Any, tmp_path: Path, shots: list[Path]
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with_brief = brief_cell(demo, embedder)
+    csp_violations: list[str] = []
+
+    def snap(page: object, name: str) -> None:
+        path = tmp_path / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+        shots.append(path)
+
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            page.set_default_timeout(WAIT_MS)  # the first search loads the embedding model; CI machines are slow
+            page.on("console", lambda m: csp_violations.append(m.text) if "Content Security Policy" in m.text else None)
+            page.goto(dashboard_url)
+            assert "token=" not in page.url, "the token leaves the address bar after the first load"
+            page.fill("#question", ANSWERED["question"])
+            snap(page, "ask")
+            page.click("button[type=submit]")
+            card = page.wait_for_selector("[data-card]", timeout=WAIT_MS)
+            assert card is not None and card.get_attribute("data-card") == "answer"
+            assert ANSWERED["evidence"]["sentence"] in page.inner_text(".answer-text")
+            assert not page.is_visible("ul.tree.root"), "the reasoning starts collapsed"
+            snap(page, "answer")
+            page.click("details.reasoning summary")
+            page.wait_for_selector("ul.tree.root", state="visible")
+            assert page.inner_text("ul.tree.root .cid").strip() == "c1"
+            snap(page, "reasoning")
+
+            page.goto(dashboard_url.split("?")[0] + "matrix")
+            page.wait_for_selector("table.matrix")
+            assert page.locator("table.matrix td.rel").count() >= 10
+            snap(page, "matrix")
+            page.click("table.matrix td.rel a >> nth=0")
+            page.wait_for_selector("dl.facts")
+            assert "Rationale" in page.inner_text("dl.facts")
+            snap(page, "matrix-cell")
+            page.goto(dashboard_url.split("?")[0] + with_brief)
+            page.wait_for_selector("div.brief")
+            snap(page, "matrix-brief")
+
+            page.goto(dashboard_url.split("?")[0] + "search?q=transaction+costs")
+            page.wait_for_selector("ol.hits li")
+            assert page.locator(".tag-canon").count() > 0 and page.locator(".tag-practice").count() > 0
+            snap(page, "search")
+
+            page.goto(dashboard_url.split("?")[0] + "chat")
+            page.fill("#message", "What Sharpe ratio did the baseline backtest at 5 bps reach?")
+            page.click("button[type=submit]")
+            page.wait_for_selector(".msg-tool [data-card]", timeout=WAIT_MS)
+            snap(page, "chat")
+
+            page.goto(dashboard_url.split("?")[0] + "history")
+            assert page.locator("table.list tbody tr").count() == 2
+            snap(page, "history")
+        finally:
+            browser.close()
+    assert csp_violations == []
+    assert all(shot.stat().st_size > 10_000 for shot in shots)
+
+
+HOST_PAGE = """<!doctype html><html><body><iframe id="app" style="width:900px;height:600px"></iframe><script>
+const frame = document.getElementById("app");
+window.addEventListener("message", (event) => {
+  const msg = event.data;
+  if (msg.method === "ui/initialize") {
+    frame.contentWindow.postMessage({jsonrpc: "2.0", id: msg.id, result: {protocolVersion: "2026-01-26",
+      hostInfo: {name: "test-host", version: "1"}, hostCapabilities: {}, hostContext: {}}}, "*");
+  } else if (msg.method === "ui/notifications/initialized") {
+    frame.contentWindow.postMessage({jsonrpc: "2.0", method: "ui/notifications/tool-result",
+      params: {content: [{type: "text", text: "{}"}], structuredContent: window.RESULT}}, "*");
+  }
+});
+</script></body></html>"""
+
+
+def test_the_mcp_app_answer_card_renders_the_structured_result_as_text_in_chromium(
+    tmp_path: Path, shots: list[Path]
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from synapse_server.apps import card_html
+    from synapse_server.navigation.surfaces import NavigateResult
+
+    result = json.loads((Path(__file__).parent / "navigate_answer.json").read_text(encoding="utf-8"))
+    NavigateResult.model_validate({k: v for k, v in result.items() if k not in {"action", "summary"}})
+    hostile = "Sharpe fell. <img src=x onerror=alert(1)>"
+    result["answer_surface"]["text"] = hostile
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 960, "height": 660})
+            page.set_content(HOST_PAGE)
+            page.evaluate("([result, html]) => { window.RESULT = result; document.getElementById('app').srcdoc = html; }",
+                          [result, card_html()])  # fmt: skip
+            app = page.frame_locator("#app")
+            app.locator("[data-card=answer]").wait_for(timeout=30_000)
+            assert app.locator(".text").inner_text() == hostile
+            assert app.locator("img").count() == 0
+            app.locator("summary").click()
+            assert "c1" in app.locator("details").inner_text()
+            path = tmp_path / "mcp-app-card.png"
+            page.screenshot(path=str(path))
+            shots.append(path)
+        finally:
+            browser.close()
