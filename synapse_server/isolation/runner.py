@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 EXIT_GRACE_S = 5.0
 """After a turn's group was killed, how long to wait for the template's exit report."""
+WARM_UP_LIMIT_S = 600.0
+"""How long a turn waits for the template's one-time warm-up (model load, first index build) before failing."""
 WORKER_MODULE = "synapse_server.isolation.worker"
 DEFAULT_MAX_CONCURRENT = 2
 
@@ -87,6 +89,7 @@ class Template:
         self._control = control
         self._lines = BufferedByteReceiveStream(control)
         self._ready = False
+        self._forking = anyio.Lock()
 
     @classmethod
     async def spawn(cls, root: Path, env: Mapping[str, str], python: str = sys.executable) -> Template:
@@ -114,6 +117,10 @@ class Template:
 
     async def fork(self) -> Turn:
         """A fresh turn process forked from the warm template (waits for warm-up the first time)."""
+        async with self._forking:  # one fork at a time: the control socket and the ready wait have one reader
+            return await self._fork()
+
+    async def _fork(self) -> Turn:
         if not self._ready:
             try:
                 message = await _read(self._lines)
@@ -262,7 +269,8 @@ class WorkerPool:
     ) -> NavigateResult:
         """One turn in a fresh process; operational failures come back as ``failure`` results, never raised.
 
-        The timeout counts from the moment the turn starts, not while it waits for a free slot.
+        The timeout counts from the moment the turn starts: neither the wait for a free slot nor the template's
+        one-time warm-up (bounded by :data:`WARM_UP_LIMIT_S`) counts against it.
         """
         limiter = self._capacity(max_concurrent)
         queued = limiter.available_tokens < 1
@@ -277,11 +285,15 @@ class WorkerPool:
     async def _run(self, request: NavigateRequest, timeout_s: float, model: ModelInfo) -> NavigateResult:
         turn: Turn | None = None
         try:
-            with anyio.fail_after(timeout_s):
+            with anyio.fail_after(WARM_UP_LIMIT_S):
                 turn = await self._fork()
-                self._active.add(turn)
+            self._active.add(turn)
+            with anyio.fail_after(timeout_s):
                 message = await turn.exchange(request)
         except TimeoutError:
+            if turn is None:
+                detail = f"the navigate worker did not warm up within {WARM_UP_LIMIT_S:g} s"
+                return failure_result("internal-error", detail, model)
             detail = f"navigate ran past its {timeout_s:g} s timeout; the worker and its children were stopped"
             return failure_result("timeout", detail, model)
         except ForkFailed as exc:
