@@ -7,7 +7,6 @@ the line where one can be) must come first, then the ping's answer.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO
 
 import anyio
 import pytest
