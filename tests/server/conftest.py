@@ -50,7 +50,7 @@ def warm_demo(tmp_path: Path, indexed_demo: Path) -> Path:
 
 @pytest.fixture
 def make_server() -> ServerFactory:
-    """Build a server over a root; no warm spare unless asked, no embedder unless given (search loads it)."""
+    """Build a server over a root; no warm template unless asked, no embedder unless given (search loads it)."""
 
     def build(
         root: Path, *, embedder: Embedder | None = None, job: str | None = None, **settings: Any
