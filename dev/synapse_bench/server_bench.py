@@ -57,7 +57,7 @@ async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
 
 
 async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)])
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=dict(os.environ))
     start = time.perf_counter()
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -100,7 +100,7 @@ async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
 
 async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
     """Search round trips only, on a prepared workspace (e.g. a synthetic 1k or 10k one with a warm cache)."""
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)])
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=dict(os.environ))
     start = time.perf_counter()
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -124,7 +124,9 @@ async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
 
 async def navigate_figures(root: Path, calls: int) -> dict[str, Any]:
     """Back-to-back navigate round trips through one server, and a cold worker start beside them."""
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root), "--model", "extractive"])
+    params = StdioServerParameters(
+        command=str(SYNAPSE), args=["serve", "--root", str(root), "--model", "extractive"], env=dict(os.environ)
+    )
     times: list[float] = []
     verdicts: list[str | None] = []
     with open(os.devnull, "w", encoding="utf-8") as errlog:
@@ -145,6 +147,7 @@ async def navigate_figures(root: Path, calls: int) -> dict[str, Any]:
         "navigate_2_to_n_p50_s": round(p50, 3),
         "navigate_2_to_n_p95_s": round(later[min(len(later) - 1, int(0.95 * len(later)))], 3),
         "navigate_2_to_n_max_s": round(later[-1], 3),
+        "navigate_times_s": [round(t, 3) for t in times],
         "cold_worker_start_s": round(cold, 3),
         "p50_over_cold_start": round(p50 / cold, 3),
         "verdicts": sorted(set(v or "none" for v in verdicts)),

@@ -46,6 +46,7 @@ from synapse_server.isolation.protocol import MAX_LINE_BYTES, TEST_JOB_ENV, Prot
 log = logging.getLogger("synapse_server.worker")
 
 TURN_MODULE = "synapse_server.navigation.turn"
+WARM_UP_TEXT = "Which decision set the volatility target, and what did the backtest measure?"
 _CONTROL_CHUNK = 64 * 1024
 
 
@@ -86,9 +87,7 @@ def warm_up(root: Path) -> Warm:
         workspace = load_workspace(root)
         key = _embedding_key(workspace)
         embedder = make_embedder(workspace)
-        load = getattr(embedder, "load", None)
-        if callable(load):
-            load()
+        embedder.encode([WARM_UP_TEXT])  # loads the weights and runs the first (slow) forward pass here, once
         Stores.load(workspace).open_index(embedder).close()  # syncs the cache; closed before any fork
     except Exception as exc:  # the turn meets the same problem and reports it properly
         log.info("warm-up incomplete: %s: %s", type(exc).__name__, exc)
