@@ -44,6 +44,7 @@ class NavigateConfig(_Strict):
     hops: int = Field(1, ge=0, le=8)
     token_budget: int = Field(24_000, ge=256, le=2_000_000)
     render_max_body_chars: int = Field(1200, ge=0, le=1_000_000)
+    max_concurrent: int = Field(2, ge=1, le=64, description="Navigate turns run at once; more calls wait in a queue.")
 
     @field_validator("timeout_s", mode="before")
     @classmethod

@@ -7,6 +7,13 @@ caller gets no traceback and no path). Validation is complete before any store
 or model work: the action name, unknown or misplaced parameters, then the
 action's own pydantic model with its domains.
 
+Nothing here blocks the event loop: reading the workspace config (for
+write-free) takes the shared store lock, which a long search or build on a
+worker thread may hold, so it runs on a worker thread too; a ping or a second
+call is answered meanwhile. Each call runs in its own process scope, so a
+``command:`` model it started dies with the call - also when the call is
+cancelled or the client leaves (see :mod:`synapse_server.children`).
+
 Adding an action is one line in :data:`ACTIONS` (plus its module): the tool's
 input schema and description are generated from the table.
 """
@@ -22,11 +29,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+import anyio
 from pydantic import BaseModel, ValidationError
 
 from synapse_server.actions import build, connections, debate, frame, get, matrix, navigate, search, synthesize
 from synapse_server.actions.base import ActionSpec
 from synapse_server.actions.deps import Deps
+from synapse_server.children import process_scope
 from synapse_server.errors import InvalidInput, SynapseError, WriteRefused
 
 log = logging.getLogger(__name__)
@@ -85,9 +94,10 @@ class Dispatcher:
             args = dict(arguments or {})
             action, spec = self._action(args.pop("action", None))
             params = self._validate(action, spec, args)
-            if spec.writes and self.deps.write_free():
-                raise WriteRefused(f"{action} writes and this server runs write-free", parameter="action")
-            out = await spec.handler(params, self.deps)
+            with process_scope():
+                if spec.writes and await anyio.to_thread.run_sync(self.deps.write_free, abandon_on_cancel=True):
+                    raise WriteRefused(f"{action} writes and this server runs write-free", parameter="action")
+                out = await spec.handler(params, self.deps)
         except SynapseError as exc:
             return Outcome(error_payload(exc, action), is_error=True)
         except Exception:

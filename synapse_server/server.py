@@ -11,17 +11,23 @@ and described.
 Every result carries the same JSON twice: as ``structuredContent`` (the only
 part Claude Code shows the model, hence the ``summary`` field) and as text.
 Start-up imports neither torch nor sentence-transformers; the embedding model
-loads on the first search, and navigate's spare worker warms up in its own process.
+loads on the first search, and navigate's worker template warms up in its own process.
+``synapse serve`` runs on :mod:`synapse_server.wire`, which answers malformed
+JSON-RPC lines with JSON-RPC errors and ends the server when the client leaves.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
+import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -34,6 +40,7 @@ from synapse_server.actions.progress import reporting
 from synapse_server.dispatch import Dispatcher, Outcome
 from synapse_server.errors import SynapseError
 from synapse_server.models import model_spec_from
+from synapse_server.wire import serve_stdio
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder
@@ -94,7 +101,7 @@ def build_server(settings: ServerSettings, *, embedder: TextEncoder | None = Non
         try:
             await deps.runner.start()
         except OSError:
-            log.exception("could not pre-spawn a navigate worker; turns will start cold")
+            log.exception("could not start the navigate template; the first turn will start it")
         try:
             yield {}
         finally:
@@ -113,8 +120,33 @@ def build_server(settings: ServerSettings, *, embedder: TextEncoder | None = Non
 
 
 def serve(settings: ServerSettings) -> None:
-    """Run the stdio server until the client disconnects."""
-    build_server(settings).run()
+    """Run the stdio server until the client disconnects, then end the process even if a call is stuck.
+
+    The lifespan has killed every navigate worker and command by then. A call
+    abandoned at exit (a thread blocked in native code) would keep the
+    interpreter alive forever at its exit-time join, so after a short grace the
+    process leaves without waiting for it.
+    """
+    anyio.run(serve_stdio, build_server(settings))
+    _leave_without_stuck_threads()
+
+
+EXIT_GRACE_S = 2.0
+
+
+def _leave_without_stuck_threads() -> None:
+    deadline = time.monotonic() + EXIT_GRACE_S
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = [
+        t.name for t in threading.enumerate() if t.is_alive() and not t.daemon and t is not threading.current_thread()
+    ]
+    if stuck:
+        log.warning("leaving %d abandoned call thread(s) behind at exit", len(stuck))
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 DESCRIPTION_BUDGET = 2048

@@ -12,10 +12,17 @@ Cursor would, and times:
 - **build**: the first generic overlay build (index warm, model loaded by the
   searches before it) and one rebuild, with the links it kept; then the median
   round trip of **connections** (one memory id) and of the whole **matrix**;
-- **navigate**: the first turn (it may wait for the spare worker's warm-up) and
-  the median of the following turns (each in a fresh, pre-warmed worker).
+- **navigate**: the first turn (it may wait for the worker template's warm-up) and
+  the median of the following turns (each in a fresh process forked from the template).
 
-Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--warm-cache] [--json]``.
+``--navigate N`` times N back-to-back navigate calls through one server instead
+(extractive model, fresh demo): the first call (it waits for the template's
+warm-up, which also builds the index cache), then p50 / p95 /
+max of calls 2..N, beside the cost a turn paid when it had to start a worker
+from scratch (a fresh template's start to its first forked turn, measured in the
+same run): the ratio is what the warm template saves per turn.
+
+Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--warm-cache] [--json] [--navigate 10]``.
 ``--warm-cache`` runs one throwaway session first so the index cache exists, as
 after a restart. Figures are measurements, never asserted by tests.
 """
@@ -50,7 +57,7 @@ async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
 
 
 async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)])
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=dict(os.environ))
     start = time.perf_counter()
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -93,7 +100,7 @@ async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
 
 async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
     """Search round trips only, on a prepared workspace (e.g. a synthetic 1k or 10k one with a warm cache)."""
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)])
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=dict(os.environ))
     start = time.perf_counter()
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -115,6 +122,53 @@ async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
     }
 
 
+async def navigate_figures(root: Path, calls: int) -> dict[str, Any]:
+    """Back-to-back navigate round trips through one server, and a cold worker start beside them."""
+    params = StdioServerParameters(
+        command=str(SYNAPSE), args=["serve", "--root", str(root), "--model", "extractive"], env=dict(os.environ)
+    )
+    times: list[float] = []
+    verdicts: list[str | None] = []
+    with open(os.devnull, "w", encoding="utf-8") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for _ in range(calls):
+                took, result = await timed(
+                    lambda: session.call_tool("synapse", {"action": "navigate", "question": QUESTION})
+                )
+                times.append(took)
+                verdicts.append((result.structured_content or {}).get("verdict"))
+    later = sorted(times[1:])
+    cold = await cold_worker_start(root)
+    p50 = statistics.median(later)
+    return {
+        "navigate_calls": calls,
+        "navigate_first_s": round(times[0], 3),
+        "navigate_2_to_n_p50_s": round(p50, 3),
+        "navigate_2_to_n_p95_s": round(later[min(len(later) - 1, int(0.95 * len(later)))], 3),
+        "navigate_2_to_n_max_s": round(later[-1], 3),
+        "navigate_times_s": [round(t, 3) for t in times],
+        "cold_worker_start_s": round(cold, 3),
+        "p50_over_cold_start": round(p50 / cold, 3),
+        "verdicts": sorted(set(v or "none" for v in verdicts)),
+    }
+
+
+async def cold_worker_start(root: Path) -> float:
+    """What a turn waited for without a warm worker: a new template's start to its first forked turn."""
+    from synapse_server.isolation.runner import Template
+
+    start = time.perf_counter()
+    template = await Template.spawn(root, dict(os.environ))
+    try:
+        turn = await template.fork()
+        took = time.perf_counter() - start
+        await turn.kill()
+    finally:
+        await template.kill()
+    return took
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=5, help="warm round trips per action (default 5)")
@@ -126,7 +180,17 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="only time search round trips on this prepared workspace (e.g. a synthetic 1k/10k one, cache warm)",
     )
+    parser.add_argument(
+        "--navigate", type=int, default=None, metavar="N", help="only time N back-to-back navigate calls (demo)"
+    )
     args = parser.parse_args(argv)
+    if args.navigate is not None:
+        with tempfile.TemporaryDirectory(prefix="synapse-server-bench-") as tmp:
+            root = make_demo(Path(tmp) / "demo")
+            figures = anyio.run(navigate_figures, root, max(2, args.navigate))
+        figures["cpus"] = os.cpu_count()
+        sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+        return 0
     if args.search_root is not None:
         figures = anyio.run(search_figures, args.search_root.resolve(), max(args.repeat, 20))
         sys.stdout.write(json.dumps(figures, indent=2) + "\n")

@@ -71,6 +71,7 @@ class Deps:
         """Serialises store and index use: actions run on worker threads, the index is one SQLite connection."""
         self._loaded: _Loaded | None = None
         self.runner = WorkerPool(Path(settings.root), env=self.worker_env(), prespawn=settings.prespawn)
+        """navigate's workers: forked per turn from one warm template, at most ``navigate.max_concurrent`` at once."""
 
     def worker_env(self) -> dict[str, str]:
         """The environment a navigate worker (and a ``command:`` model bridge under it) runs with."""
@@ -107,10 +108,16 @@ class Deps:
         return self.settings.write_free or self.workspace().config.write_free
 
     def close(self) -> None:
-        with self.lock:
+        """Close the index at shutdown; never waits on the lock (a call abandoned at exit may still hold it)."""
+        if not self.lock.acquire(blocking=False):
+            log.warning("an abandoned call still holds the store lock; leaving the index to process exit")
+            return
+        try:
             if self._loaded is not None and self._loaded.index is not None:
                 self._loaded.index.close()
             self._loaded = None
+        finally:
+            self.lock.release()
 
     def _current(self) -> _Loaded:
         with self.lock:

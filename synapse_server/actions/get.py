@@ -122,7 +122,7 @@ def get_node(deps: Deps, params: GetParams) -> GetOutput:
 
 
 async def handle(params: GetParams, deps: Deps) -> GetOutput:
-    return await anyio.to_thread.run_sync(get_node, deps, params)
+    return await anyio.to_thread.run_sync(get_node, deps, params, abandon_on_cancel=True)
 
 
 _FILE = "file:"

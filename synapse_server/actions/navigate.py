@@ -1,8 +1,10 @@
 """navigate: one grounded-navigation turn, handed whole to the isolation layer.
 
 The parent only validates (the dispatcher, through NavigateRequest), reads the
-workspace config for the timeout and the configured model, and passes the
-request to a fresh worker. Whatever comes back - an answer, a labelled
+workspace config for the timeout, the concurrency cap and the configured
+model, and passes the request to a fresh worker (forked from a warm template).
+A call that finds ``navigate.max_concurrent`` turns already running waits in a
+queue and says so in its progress notifications. Whatever comes back - an answer, a labelled
 abstention, a guardrail stop, or an operational failure - is returned unchanged
 with a one-line summary in front.
 """
@@ -13,6 +15,7 @@ import anyio
 
 from synapse_server.actions.base import ActionSpec
 from synapse_server.actions.deps import Deps
+from synapse_server.actions.progress import current_reporter
 from synapse_server.isolation import configured_model
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import NavigateResult
@@ -34,12 +37,25 @@ async def navigate(params: NavigateRequest, deps: Deps) -> NavigateOutput:
     request = params
     if deps.settings.model is not None and request.model is None:
         request = request.model_copy(update={"model": deps.settings.model})
-    workspace = await anyio.to_thread.run_sync(deps.workspace)
-    await anyio.to_thread.run_sync(lambda: workspace.cache_dir)  # refuses a folder that is not a workspace
+    workspace = await anyio.to_thread.run_sync(deps.workspace, abandon_on_cancel=True)
+    # refuses a folder that is not a workspace
+    await anyio.to_thread.run_sync(lambda: workspace.cache_dir, abandon_on_cancel=True)
     model = await anyio.to_thread.run_sync(
-        configured_model, workspace.config.model, deps.worker_env(), request.model, workspace.root
+        configured_model,
+        workspace.config.model,
+        deps.worker_env(),
+        request.model,
+        workspace.root,
+        abandon_on_cancel=True,
     )
-    result = await deps.runner.run_turn(request, timeout_s=workspace.config.navigate.timeout_s, model=model)
+    settings = workspace.config.navigate
+    result = await deps.runner.run_turn(
+        request,
+        timeout_s=settings.timeout_s,
+        model=model,
+        max_concurrent=settings.max_concurrent,
+        progress=current_reporter(),
+    )
     return with_summary(result)
 
 

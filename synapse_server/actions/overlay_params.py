@@ -59,4 +59,4 @@ async def locked(deps: Deps, work: Callable[[Workspace, Stores], T]) -> T:
         with deps.lock:
             return work(deps.workspace(), deps.stores())
 
-    return await anyio.to_thread.run_sync(run)
+    return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)

@@ -53,7 +53,7 @@ async def run_with_progress(work: Callable[[Update], T]) -> T:
     """Run blocking ``work(update)`` on a worker thread, relaying each update to the call's reporter in order."""
     reporter = current_reporter()
     if reporter is None:
-        return await anyio.to_thread.run_sync(work, _ignore)
+        return await anyio.to_thread.run_sync(work, _ignore, abandon_on_cancel=True)
     updates: SimpleQueue[tuple[float, float | None, str] | None] = SimpleQueue()
 
     def update(progress: float, total: float | None, message: str) -> None:
@@ -66,13 +66,13 @@ async def run_with_progress(work: Callable[[Update], T]) -> T:
             updates.put(None)
 
     async def relay() -> None:
-        while (item := await anyio.to_thread.run_sync(updates.get)) is not None:
+        while (item := await anyio.to_thread.run_sync(updates.get, abandon_on_cancel=True)) is not None:
             await reporter(*item)
 
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(relay)
-            result = await anyio.to_thread.run_sync(work_then_close)
+            result = await anyio.to_thread.run_sync(work_then_close, abandon_on_cancel=True)
     except BaseExceptionGroup as failed:
         # The task group wraps what the work raised; callers (the dispatcher) map the typed error itself.
         if len(failed.exceptions) == 1:

@@ -130,7 +130,7 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
 
 
 async def handle(params: SearchParams, deps: Deps) -> SearchOutput:
-    return await anyio.to_thread.run_sync(search, deps, params)
+    return await anyio.to_thread.run_sync(search, deps, params, abandon_on_cancel=True)
 
 
 def _zk_projects(addresses: Iterable[str]) -> set[str]:

@@ -1,11 +1,11 @@
-"""navigate in isolation: a fresh worker process per turn, its own process group, a dedicated pipe.
+"""navigate in isolation: a fresh process per turn (forked from a warm template), its own process group, a pipe.
 
 Public API::
 
     pool = WorkerPool(root, env=os.environ, prespawn=True)
-    await pool.start()                                   # spawn the warm spare
+    await pool.start()                                   # spawn the warm template
     result = await pool.run_turn(request, timeout_s=120, model=ModelInfo(...))   # NavigateResult, never raises
-    await pool.aclose()                                  # kill the spare and any running worker
+    await pool.aclose()                                  # kill the template and any running turn
 
 Timeouts, native crashes and internal errors come back as ``failure`` results
 (``halted_reason`` timeout | native-crash | internal-error); a typed error the

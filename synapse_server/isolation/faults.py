@@ -2,9 +2,10 @@
 
 They let tests make a *real* worker segfault, get SIGKILLed, hang with a
 grandchild past the timeout, exit silently, raise (unexpectedly, or a typed
-error), or answer instantly with a
-labelled abstention (``echo``, for leak tests that need hundreds of turns
-without loading the model each time). No tool parameter reaches this module:
+error), or answer instantly with a labelled abstention (``echo``, for leak
+tests that need hundreds of turns without loading the model each time;
+``tally``, whose detail counts the turns this process has run, so a test can see
+that no state survives from one turn to the next). No tool parameter reaches this module:
 only the environment of whoever starts the server does.
 """
 
@@ -21,12 +22,17 @@ from synapse_server.errors import InvalidInput
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, Telemetry, TraceAbstention, TraceSurface
 
-JOBS = ("echo", "sigsegv", "sigkill", "hang", "exit", "raise", "invalid")
+JOBS = ("echo", "tally", "sigsegv", "sigkill", "hang", "exit", "raise", "invalid")
+_TALLY: list[int] = []
+"""Test-only mutable state: turns run by this process (``tally``); a fresh turn process must see it empty."""
 
 
 def run_job(job: str, request: NavigateRequest) -> NavigateResult:
     if job == "echo":
         return echo_result(request)
+    if job == "tally":
+        _TALLY.append(os.getpid())
+        return echo_result(request).model_copy(update={"detail": f"turn {len(_TALLY)} of process {os.getpid()}"})
     if job == "sigsegv":
         ctypes.string_at(0)  # a genuine invalid read in native code
     if job == "sigkill":

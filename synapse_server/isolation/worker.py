@@ -1,19 +1,35 @@
-"""A navigate worker: ``python -P -m synapse_server.isolation.worker --fd N --root DIR``.
+"""The navigate template: ``python -P -m synapse_server.isolation.worker --fd N --root DIR``.
 
-It warms up first (imports, embedding model, the workspace's stores and index
-cache), says ``ready``, then waits for exactly one request, runs one turn and
-exits. The result travels over the socket passed as ``--fd``; stdin and stdout
-stay ordinary for ``command:`` model bridges. Core dumps are switched off so a
-native crash can never drop a core file into the workspace.
+It warms up once (imports, the embedding model through the stores' public
+loader, the workspace's index cache), says ``ready`` on its control socket, and
+from then on forks one child per turn. A fork of a warm process starts a turn in
+milliseconds, where a fresh interpreter would import and load everything again.
+The template itself never runs a turn and holds no open index or store handle
+when it forks; it is single-threaded, so a fork copies no lock held elsewhere.
+
+Each child calls ``setsid`` (its own session and process group, so the server
+can kill it and everything it started in one ``killpg``), reads exactly one
+request from the turn socket the server handed over for it, runs one turn,
+answers and exits. It shares nothing mutable with the template or other turns:
+a fork copies memory, and nothing flows back.
+
+The template reaps its children, and tells the server how each ended on that
+turn's own socket (``exited`` with the status; a negative status is the signal),
+but only with ``WNOWAIT``: the zombie is reaped when the server asks (``reap``),
+after it killed the group, so a process-group id can never be reused under a
+``killpg``. Core dumps are off so a native crash never drops a core file into
+the workspace. See :mod:`synapse_server.isolation.protocol` for the messages.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import faulthandler
 import logging
 import os
 import resource
+import selectors
 import signal
 import socket
 import sys
@@ -23,67 +39,207 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from synapse_server.children import arm_parent_death_signal, kill_group, process_scope
 from synapse_server.errors import SynapseError
 from synapse_server.isolation.protocol import MAX_LINE_BYTES, TEST_JOB_ENV, ProtocolError, decode, encode
 
 log = logging.getLogger("synapse_server.worker")
 
 TURN_MODULE = "synapse_server.navigation.turn"
+WARM_UP_TEXT = "Which decision set the volatility target, and what did the backtest measure?"
+_CONTROL_CHUNK = 64 * 1024
 
 
 @dataclass
 class Warm:
-    """What warm-up prepared: the loaded embedder and the turn function (None when the engine is missing)."""
+    """What warm-up prepared: the embedder, the config value it was built for, and the turn function."""
 
     embedder: Any
+    embedding_key: str | None
     turn: Callable[..., Any] | None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="synapse-worker")
-    parser.add_argument("--fd", type=int, required=True, help="the socket to the server")
+    parser.add_argument("--fd", type=int, required=True, help="the control socket to the server")
     parser.add_argument("--root", required=True, help="the workspace root")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s worker: %(message)s")
+    arm_parent_death_signal()  # a server killed outright takes the template with it
     _no_core_dumps()
     faulthandler.enable(file=sys.stderr)  # a native crash still dies by its signal, with a Python stack in the log
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # its thread pool would not survive a fork
     root = Path(args.root)
-    sock = socket.socket(fileno=args.fd)
+    control = socket.socket(fileno=args.fd)
     job = os.environ.get(TEST_JOB_ENV) or None
     warm = None if job else warm_up(root)
-    reader = sock.makefile("rb")
-    try:
-        sock.sendall(encode({"type": "ready"}))
-        line = reader.readline(MAX_LINE_BYTES + 1)
-    except OSError:
-        return 0
-    if not line:
-        return 0  # a spare shut down unused
-    _die_with_parent(sock)
-    reply = handle(line, root, warm, job)
-    try:
-        sock.sendall(encode(reply))
-    except OSError:
-        return 1
-    return 0
+    return Template(control, root, warm, job).serve()
 
 
 def warm_up(root: Path) -> Warm:
-    """Pay start-up before the turn: model weights, the engine's imports, the index cache for this workspace."""
+    """Pay start-up once: model weights, the engine's imports, the index cache for this workspace."""
     from synapse_server.config import load_workspace
     from synapse_server.stores import Stores, make_embedder
 
     embedder: Any = None
+    key: str | None = None
     try:
         workspace = load_workspace(root)
+        key = _embedding_key(workspace)
         embedder = make_embedder(workspace)
-        load = getattr(embedder, "load", None)
-        if callable(load):
-            load()
-        Stores.load(workspace).open_index(embedder).close()
+        embedder.encode([WARM_UP_TEXT])  # loads the weights and runs the first (slow) forward pass here, once
+        Stores.load(workspace).open_index(embedder).close()  # syncs the cache; closed before any fork
     except Exception as exc:  # the turn meets the same problem and reports it properly
         log.info("warm-up incomplete: %s: %s", type(exc).__name__, exc)
-    return Warm(embedder, _turn_function())
+    return Warm(embedder, key, _turn_function())
+
+
+class Template:
+    """The fork server: control messages in, one forked turn per ``fork``, exit reports per turn socket."""
+
+    def __init__(self, control: socket.socket, root: Path, warm: Warm | None, job: str | None) -> None:
+        self.control, self.root, self.warm, self.job = control, root, warm, job
+        self.turns: dict[int, socket.socket] = {}
+        """Live or unreaped children: pid -> the template's copy of that turn's socket."""
+        self.reported: set[int] = set()
+        self._buffer = b""
+        self._fds: list[int] = []
+        self._wake_r, self._wake_w = socket.socketpair()
+
+    def serve(self) -> int:
+        for end in (self._wake_r, self._wake_w):
+            end.setblocking(False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up descriptor is written
+        signal.set_wakeup_fd(self._wake_w.fileno())
+        selector = selectors.DefaultSelector()
+        selector.register(self.control, selectors.EVENT_READ, "control")
+        selector.register(self._wake_r, selectors.EVENT_READ, "child")
+        try:
+            self.control.sendall(encode({"type": "ready"}))
+            while True:
+                for key, _ in selector.select():
+                    if key.data == "child":
+                        with contextlib.suppress(BlockingIOError):
+                            while self._wake_r.recv(4096):
+                                pass
+                    elif not self._read_control(selector):
+                        return 0
+                self._report_exits()
+        except OSError:  # the server's end is gone mid-message
+            return 0
+        finally:
+            self._shutdown()
+
+    def _read_control(self, selector: selectors.BaseSelector) -> bool:
+        data, fds, _flags, _addr = socket.recv_fds(self.control, _CONTROL_CHUNK, 8)
+        self._fds.extend(fds)
+        if not data:
+            return False  # the server closed the control socket (or died): stop
+        self._buffer += data
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            try:
+                message = decode(line)
+            except ProtocolError as exc:
+                log.error("template: %s", exc)
+                continue
+            if message["type"] == "fork" and self._fds:
+                self._fork(self._fds.pop(0), selector)
+            elif message["type"] == "reap" and isinstance(message.get("pid"), int):
+                self._reap(message["pid"])
+            else:
+                log.error("template: unexpected control message %r", message["type"])
+        return True
+
+    def _fork(self, fd: int, selector: selectors.BaseSelector) -> None:
+        turn = socket.socket(fileno=fd)
+        try:
+            pid = os.fork()
+        except OSError as exc:  # out of processes or memory: this turn fails, the template goes on
+            with contextlib.suppress(OSError):
+                turn.sendall(encode({"type": "failure", "detail": f"could not fork a turn: {exc.strerror}"}))
+            turn.close()
+            return
+        if pid == 0:  # the child: never returns
+            code = 70
+            try:
+                os.setsid()
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                selector.close()
+                for other in (self.control, self._wake_r, self._wake_w, *self.turns.values()):
+                    other.close()
+                code = run_turn(turn, self.root, self.warm, self.job)
+            finally:
+                logging.shutdown()
+                sys.stderr.flush()
+                os._exit(code)
+        self.turns[pid] = turn
+        with contextlib.suppress(OSError):  # the server gave up on this turn already
+            turn.sendall(encode({"type": "forked", "pid": pid}))
+
+    def _report_exits(self) -> None:
+        gone: list[int] = []
+        for pid, turn in self.turns.items():
+            if pid in self.reported:
+                continue
+            info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            if info is None or info.si_pid == 0:
+                continue
+            self.reported.add(pid)
+            killed = info.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
+            try:
+                turn.sendall(encode({"type": "exited", "status": -info.si_status if killed else info.si_status}))
+            except OSError:  # the server never learned this turn (it gave up while forking): reap it now
+                gone.append(pid)
+        for pid in gone:
+            self._reap(pid)
+
+    def _reap(self, pid: int) -> None:
+        """The server killed the turn's group: reap the zombie, report if not yet done, close its socket."""
+        turn = self.turns.pop(pid, None)
+        if turn is None:
+            return
+        _, status = os.waitpid(pid, 0)
+        if pid not in self.reported:
+            code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            with contextlib.suppress(OSError):
+                turn.sendall(encode({"type": "exited", "status": code}))
+        self.reported.discard(pid)
+        turn.close()
+
+    def _shutdown(self) -> None:
+        for pid, turn in list(self.turns.items()):
+            kill_group(pid)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            turn.close()
+        self.turns.clear()
+
+
+def run_turn(sock: socket.socket, root: Path, warm: Warm | None, job: str | None) -> int:
+    """In a forked child: one request line in, one reply out; command models it starts are reported."""
+    reader = sock.makefile("rb")
+    try:
+        line = reader.readline(MAX_LINE_BYTES + 1)
+    except OSError:
+        return 0
+    if not line:
+        return 0  # the server gave the turn up before sending it
+    send_lock = threading.Lock()
+
+    def send(message: dict[str, Any]) -> None:
+        with send_lock:
+            sock.sendall(encode(message))
+
+    with process_scope(on_spawn=lambda pgid: send({"type": "child", "pgid": pgid})) as scope:
+        _die_with_parent(sock, scope.close)
+        reply = handle(line, root, warm, job)
+    try:
+        send(reply)
+    except OSError:
+        return 1
+    return 0
 
 
 def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[str, Any]:
@@ -106,7 +262,7 @@ def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[
                 "detail": "the navigation engine is not installed",
             }
         else:
-            result = warm.turn(root, request, embedder=warm.embedder or _embedder_for(root))
+            result = warm.turn(root, request, embedder=_embedder_for(root, warm))
         return {"type": "result", "result": result.model_dump(mode="json")}
     except SynapseError as exc:
         parameter = exc.detail.get("parameter")
@@ -126,12 +282,22 @@ def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[
         }
 
 
-def _embedder_for(root: Path) -> Any:
-    """Warm-up could not build one (bad config?): building it now raises the error the caller should see."""
+def _embedder_for(root: Path, warm: Warm) -> Any:
+    """The warm encoder while the config still names it; otherwise (changed, or warm-up failed) a new one.
+
+    Building it anew raises the configuration error the caller should see.
+    """
     from synapse_server.config import load_workspace
     from synapse_server.stores import make_embedder
 
-    return make_embedder(load_workspace(root))
+    workspace = load_workspace(root)
+    if warm.embedder is not None and warm.embedding_key == _embedding_key(workspace):
+        return warm.embedder
+    return make_embedder(workspace)
+
+
+def _embedding_key(workspace: Any) -> str:
+    return repr(getattr(workspace.config, "embedding_model", None))
 
 
 def _turn_function() -> Callable[..., Any] | None:
@@ -150,8 +316,8 @@ def _no_core_dumps() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, hard))
 
 
-def _die_with_parent(sock: socket.socket) -> None:
-    """If the server goes away mid-turn (its end of the socket closes), take the whole group down."""
+def _die_with_parent(sock: socket.socket, kill_commands: Callable[[], None]) -> None:
+    """If the server goes away mid-turn (its end of the socket closes), take the turn and its commands down."""
 
     def watch() -> None:
         try:
@@ -159,8 +325,8 @@ def _die_with_parent(sock: socket.socket) -> None:
                 pass
         except OSError:
             pass
-        if os.getpgrp() == os.getpid():
-            os.killpg(os.getpid(), signal.SIGKILL)
+        kill_commands()
+        kill_group(os.getpid())  # the turn leads its own group (setsid)
         os.kill(os.getpid(), signal.SIGKILL)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()

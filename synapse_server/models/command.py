@@ -5,21 +5,23 @@ navigation without an API key in Synapse. The command line is split with
 :func:`shlex.split` and run without a shell, so a spec cannot smuggle shell
 syntax. The child leads its own process group: on timeout the whole group is
 killed, because CLIs that fork helpers would otherwise leave them running and
-holding our pipes. A system prompt, when given, is sent first on stdin,
+holding our pipes, and so is whatever of the group is left once the command
+answered. Leading its own group takes it out of its caller's, so the group is
+registered with the caller's :class:`~synapse_server.children.ProcessScope`
+(killed when the tool call or navigate turn ends, however it ends), and the
+kernel kills the command if the process that started it dies (Linux). A system prompt, when given, is sent first on stdin,
 separated from the prompt by a blank line; ``max_tokens`` cannot be passed to
 an arbitrary CLI and is ignored. The command reports no usage.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shlex
-import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from synapse_server.children import current_scope, kill_group, parent_death_signal
 from synapse_server.models.base import DEFAULT_TIMEOUT_S, Completion, Model, ModelIdentity, Prompt
 from synapse_server.models.errors import ModelCommandFailed, ModelMisconfigured, ModelSpecError, ModelTimeout, tail
 
@@ -59,6 +61,13 @@ class CommandModel(Model):
 
     def execute(self, prompt: Prompt) -> Completion:
         stdin = prompt.text if prompt.system is None else f"{prompt.system}\n\n{prompt.text}"
+        scope = current_scope()
+        if scope is not None and scope.closed:
+            raise ModelCommandFailed(
+                f"command {self._argv[0]!r} not started: the call it served has ended",
+                provider=PROVIDER,
+                returncode=None,
+            )
         try:
             child = subprocess.Popen(
                 self._argv,
@@ -68,6 +77,7 @@ class CommandModel(Model):
                 cwd=self._cwd,
                 env=self._env,
                 start_new_session=True,
+                preexec_fn=parent_death_signal(),  # only arms prctl: see synapse_server.children
             )
         except OSError as error:
             raise ModelMisconfigured(
@@ -75,8 +85,14 @@ class CommandModel(Model):
                 provider=PROVIDER,
                 command=self._argv[0],
             ) from None
+        if scope is not None and not scope.add(child.pid):
+            _kill_group(child)
+            child.wait()
+            raise ModelCommandFailed(
+                f"command {self._argv[0]!r} stopped: the call it served has ended", provider=PROVIDER, returncode=None
+            )
         try:
-            out, err = child.communicate(stdin.encode("utf-8"), timeout=self._timeout_s)
+            out, err = _communicate(child, stdin.encode("utf-8"), self._timeout_s)
         except subprocess.TimeoutExpired:
             _kill_group(child)
             err = _drain_stderr(child)
@@ -90,6 +106,9 @@ class CommandModel(Model):
             _kill_group(child)
             child.wait()
             raise
+        finally:
+            if scope is not None:
+                scope.discard(child.pid)
         if child.returncode != 0:
             raise ModelCommandFailed(
                 f"command {self._argv[0]!r} exited with status {child.returncode}",
@@ -98,6 +117,13 @@ class CommandModel(Model):
                 stderr_tail=tail(err.decode("utf-8", "replace")),
             )
         return Completion(out.decode("utf-8", "replace").rstrip(), None, self.identity)
+
+
+def _communicate(child: subprocess.Popen[bytes], data: bytes, timeout_s: float) -> tuple[bytes, bytes]:
+    """Talk to the command, then kill what is left of its group (helpers it left running)."""
+    out, err = child.communicate(data, timeout=timeout_s)
+    _kill_group(child)
+    return out, err
 
 
 def _drain_stderr(child: subprocess.Popen[bytes]) -> bytes:
@@ -114,5 +140,4 @@ def _drain_stderr(child: subprocess.Popen[bytes]) -> bytes:
 
 def _kill_group(child: subprocess.Popen[bytes]) -> None:
     """SIGKILL the child's whole process group (it leads one: ``start_new_session``)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(child.pid, signal.SIGKILL)
+    kill_group(child.pid)

@@ -99,7 +99,7 @@ def demo_copy(tmp_path: Path, warm_demo: Path) -> Path:
 
 @pytest.fixture
 def make_server() -> ServerFactory:
-    """An in-memory server over a root: no warm spare unless asked; ``job`` sets the test-only worker job."""
+    """An in-memory server over a root: no warm template unless asked; ``job`` sets the test-only worker job."""
 
     def build(root: Path, *, embedder: Embedder | None = None, job: str | None = None, **settings: Any) -> MCPServer:
         settings.setdefault("prespawn", False)

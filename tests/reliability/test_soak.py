@@ -10,7 +10,7 @@ they are a minority of the calls (5 in the bounded run, 40 in the full one).
 
 Census: the server's resident memory, descriptor count and children are read
 from /proc after a warm-up (one search, one navigate: the model and the index
-are loaded, the spare worker exists) and again after the last call; after the
+are loaded, the navigate template is warm) and again after the last call; after the
 session ends no worker remains and this process has no new child or
 descriptor. Every
 source file is byte-identical afterwards.
@@ -98,7 +98,7 @@ async def test_a_long_mixed_session_leaks_no_process_descriptor_or_memory_and_ch
             await session.call_tool("synapse", {"action": "search", "query": "warm up"})
             question, _ = demo_questions()[0]
             await session.call_tool("synapse", {"action": "navigate", "question": question})
-            assert await await_until(lambda: len(children(server.pid)) == 1, timeout_s=60), "one warm spare"
+            assert await await_until(lambda: len(children(server.pid)) == 1, timeout_s=60), "one warm template"
             rss0, fds0, spare0 = rss_bytes(server.pid), fd_count(server.pid), children(server.pid)
             for i, (arguments, kind, verdict) in enumerate(calls):
                 with anyio.fail_after(CALL_TIMEOUT_S):
@@ -107,6 +107,7 @@ async def test_a_long_mixed_session_leaks_no_process_descriptor_or_memory_and_ch
                 if verdict is not None:
                     assert (result.structured_content or {})["verdict"] == verdict, (i, arguments)
             spare1 = children(server.pid)
+            turns_left = set().union(*(children(pid) for pid in spare1))
             rss1, fds1 = rss_bytes(server.pid), fd_count(server.pid)
     growth = rss1 - rss0
     navigates = sum(1 for _, _, verdict in calls if verdict is not None)
@@ -115,7 +116,8 @@ async def test_a_long_mixed_session_leaks_no_process_descriptor_or_memory_and_ch
         f"{rss1 / MIB:.1f} MiB ({growth / MIB:+.1f}), descriptors {fds0} -> {fds1}, children {len(spare0)} -> "
         f"{len(spare1)}"
     )
-    assert len(spare1) == 1 and spare1 != spare0, "exactly one (fresh) spare worker, no stray child"
+    assert spare1 == spare0, "exactly one child, the same warm template, no stray process"
+    assert turns_left == set(), "every forked turn was reaped"
     assert fds1 == fds0, "the server's descriptor count is unchanged"
     assert growth <= RSS_GROWTH_LIMIT, f"server RSS grew by {growth / MIB:.1f} MiB"
     assert await await_until(lambda: workers_for(sealed_demo) == [], timeout_s=30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,10 @@ from mcp.server.mcpserver import MCPServer
 
 from adapters.index import Embedder
 from synapse_server.actions.deps import ServerSettings
+from synapse_server.config import load_workspace
 from synapse_server.isolation.protocol import TEST_JOB_ENV
 from synapse_server.server import build_server
+from synapse_server.stores import Stores
 from synapse_server.workspace_init import make_demo
 
 ServerFactory = Callable[..., MCPServer[Any]]
@@ -31,9 +34,23 @@ def fresh_demo(tmp_path: Path) -> Path:
     return make_demo(tmp_path / "demo")
 
 
+@pytest.fixture(scope="session")
+def indexed_demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+    """A demo whose index cache is built, never served: the template of :func:`warm_demo`."""
+    root = make_demo(tmp_path_factory.mktemp("indexed") / "demo")
+    Stores.load(load_workspace(root)).open_index(embedder).close()
+    return root
+
+
+@pytest.fixture
+def warm_demo(tmp_path: Path, indexed_demo: Path) -> Path:
+    """A private demo with a warm index cache (git history included), for servers that must start fast."""
+    return Path(shutil.copytree(indexed_demo, tmp_path / "demo", symlinks=True))
+
+
 @pytest.fixture
 def make_server() -> ServerFactory:
-    """Build a server over a root; no warm spare unless asked, no embedder unless given (search loads it)."""
+    """Build a server over a root; no warm template unless asked, no embedder unless given (search loads it)."""
 
     def build(
         root: Path, *, embedder: Embedder | None = None, job: str | None = None, **settings: Any

@@ -1,7 +1,9 @@
-"""navigate isolation with real worker processes: timeouts, native crashes, the spare, and clean-up.
+"""navigate isolation with real worker processes: timeouts, native crashes, the warm template, and clean-up.
 
-The workers run test-only jobs (``SYNAPSE_TEST_WORKER_JOB``) so a real process
+The turns run test-only jobs (``SYNAPSE_TEST_WORKER_JOB``) so a real process
 can segfault, be SIGKILLed or hang with a grandchild, without loading the model.
+Every turn is a fresh process forked from the pool's template; ``aclose`` ends
+the template, so each test that counts processes closes its pool first.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 from conftest import ServerFactory
-from server_procs import children, group_members, open_fds, wait_until
+from server_procs import children, group_members, open_fds, processes, wait_until
 from tool_calls import EXTRACTIVE, call, payload
 
 from synapse_server.isolation import WorkerPool
@@ -46,10 +48,12 @@ async def test_a_hung_worker_times_out_and_its_whole_process_group_is_killed(dem
     before = children()
     pool = pool_for(demo_root, "hang")
     seen_grandchild = anyio.Event()
+    turn_parent: list[int] = []
 
     async def watch_group() -> None:
         while not pool.recent_pids or len(group_members(pool.recent_pids[-1])) < 2:
             await anyio.sleep(0.05)  # polling an external process group, bounded by the turn's timeout
+        turn_parent.extend(p.ppid for p in processes() if p.pid == pool.recent_pids[-1])
         seen_grandchild.set()
 
     async with anyio.create_task_group() as tg:
@@ -57,10 +61,12 @@ async def test_a_hung_worker_times_out_and_its_whole_process_group_is_killed(dem
         result = await pool.run_turn(REQUEST, timeout_s=6.0, model=MODEL)
         tg.cancel_scope.cancel()
     assert seen_grandchild.is_set(), "the hang job starts a grandchild in the worker's group"
+    assert pool.template is not None and turn_parent == [pool.template.pid], "the turn was forked from the template"
     assert result.halted_reason == "timeout" and "6 s timeout" in result.detail
     assert_failure_shape(result.model_dump())
     assert result.model == MODEL
     assert group_gone(pool.recent_pids[-1])
+    await pool.aclose()
     assert children() == before
 
 
@@ -72,48 +78,56 @@ async def test_a_worker_killed_by_a_signal_is_a_native_crash_naming_it(demo_root
     assert result.halted_reason == "native-crash" and result.loop_break == "native-crash"
     assert result.detail == f"the navigate worker died from {signal_name}"
     assert_failure_shape(result.model_dump())
-    assert group_gone(pool.recent_pids[-1]) and children() == before
+    assert group_gone(pool.recent_pids[-1])
+    await pool.aclose()
+    assert children() == before
 
 
 async def test_a_worker_that_exits_or_raises_is_an_internal_error(demo_root: Path):
-    exited = await pool_for(demo_root, "exit").run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    pool = pool_for(demo_root, "exit")
+    exited = await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    await pool.aclose()
     assert exited.halted_reason == "internal-error" and "status 3" in exited.detail
-    raised = await pool_for(demo_root, "raise").run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    pool = pool_for(demo_root, "raise")
+    raised = await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    await pool.aclose()
     assert raised.halted_reason == "internal-error" and raised.detail == "internal error (RuntimeError)"
 
 
 async def test_a_labelled_abstention_passes_through_unchanged(demo_root: Path):
-    result = await pool_for(demo_root, "echo").run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    pool = pool_for(demo_root, "echo")
+    result = await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    await pool.aclose()
     assert result == echo_result(REQUEST)
 
 
-async def test_the_spare_serves_exactly_one_turn_and_is_replaced(demo_root: Path):
+async def test_every_turn_is_a_fresh_process_forked_from_one_warm_template(demo_root: Path):
     before_children, before_fds = children(), open_fds()
-    pool = pool_for(demo_root, "echo", prespawn=True)
+    pool = pool_for(demo_root, "tally", prespawn=True)
     await pool.start()
-    assert pool.spare is not None
-    first_spare = pool.spare.pid
-    await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
-    assert pool.spare is not None and pool.spare.pid != first_spare
-    second_spare = pool.spare.pid
-    await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
-    assert list(pool.recent_pids) == [first_spare, second_spare, pool.spare.pid]
-    assert group_gone(first_spare) and group_gone(second_spare)
+    assert pool.template is not None
+    template = pool.template.pid
+    details = [(await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)).detail for _ in range(3)]
+    turns = list(pool.recent_pids)
+    assert len(set(turns)) == 3 and template not in turns
+    assert details == [f"turn 1 of process {pid}" for pid in turns], "no state survives from one turn to the next"
+    assert pool.template is not None and pool.template.pid == template, "the same template served every turn"
+    assert all(group_gone(pid) for pid in turns)
     await pool.aclose()
-    assert pool.spare is None
-    assert all(group_gone(pid) for pid in pool.recent_pids)
+    assert pool.template is None and group_gone(template)
     assert children() == before_children and open_fds() == before_fds
 
 
-async def test_a_spare_that_died_while_idle_is_replaced_by_a_fresh_worker(demo_root: Path):
+async def test_a_template_that_died_while_idle_is_replaced_by_a_fresh_one(demo_root: Path):
     pool = pool_for(demo_root, "echo", prespawn=True)
     await pool.start()
-    assert pool.spare is not None
-    dead = pool.spare
+    assert pool.template is not None
+    dead = pool.template
     os.killpg(dead.pid, 9)
     await dead.process.wait()
     result = await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
     assert result == echo_result(REQUEST)
+    assert pool.template is not None and pool.template.pid != dead.pid
     await pool.aclose()
 
 
@@ -155,7 +169,7 @@ async def test_the_server_model_override_reaches_the_failure_report(make_server:
     assert payload(result)["model"] == {"provider": "script", "id": "replies.json"}
 
 
-async def test_the_server_shuts_its_spare_down_when_the_session_ends(make_server: ServerFactory, demo_root: Path):
+async def test_the_server_shuts_its_template_down_when_the_session_ends(make_server: ServerFactory, demo_root: Path):
     before = children()
     server = make_server(demo_root, job="echo", prespawn=True)
     result = await call(server, action="navigate", question="Why?")
@@ -181,4 +195,6 @@ async def test_a_cancelled_turn_kills_its_worker_group(demo_root: Path):
     with anyio.move_on_after(1.5) as scope:
         await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
     assert scope.cancelled_caught
-    assert group_gone(pool.recent_pids[-1]) and children() == before
+    assert group_gone(pool.recent_pids[-1])
+    await pool.aclose()
+    assert children() == before

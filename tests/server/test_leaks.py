@@ -1,8 +1,9 @@
 """Hundreds of navigate turns through one server leave no process, zombie or descriptor behind.
 
-Each turn runs in a real fresh worker; the ``echo`` test job answers at once
-with a labelled abstention, so the test exercises spawning, the spare, the
-pipe and the reaping 200 times without loading the embedding model 200 times.
+Each turn runs in a real fresh process forked from the template; the ``echo``
+test job answers at once with a labelled abstention, so the test exercises
+forking, the turn socket and the reaping 200 times without loading the
+embedding model 200 times.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import ServerFactory
 from mcp import Client
-from server_procs import children, open_fds
+from server_procs import children, open_fds, processes
 
 pytestmark = pytest.mark.anyio
 
@@ -29,6 +30,7 @@ async def test_two_hundred_sequential_navigate_calls_leave_no_extra_processes_or
             result = await client.call_tool("synapse", {"action": "navigate", "question": f"question {turn}?"})
             assert result.is_error is False, result.structured_content
             if turn % 50 == 49:
-                assert len(children() - before_children) == 1, "only the warm spare is alive between turns"
+                (template,) = children() - before_children  # only the warm template is alive between turns
+                assert [p.pid for p in processes() if p.ppid == template] == [], "every turn was reaped"
     assert children() == before_children
     assert open_fds() == before_fds

@@ -22,7 +22,7 @@ def send(pipe: IO[bytes], message: dict[str, Any]) -> None:
     pipe.flush()
 
 
-def test_a_killed_server_takes_its_spare_and_its_running_worker_with_it(fresh_demo: Path, tmp_path: Path):
+def test_a_killed_server_takes_its_template_and_its_running_turn_with_it(fresh_demo: Path, tmp_path: Path):
     env = {**os.environ, TEST_JOB_ENV: "hang"}
     with (tmp_path / "server.log").open("wb") as log:
         server = subprocess.Popen(
@@ -46,7 +46,7 @@ def test_a_killed_server_takes_its_spare_and_its_running_worker_with_it(fresh_de
 
             assert wait_until(hanging_with_grandchild, timeout_s=30), "a worker is running the hang job"
             groups = [w.pid for w in workers_for(fresh_demo)]
-            assert len(groups) == 2, "the running turn's worker and the warm spare"
+            assert len(groups) == 2, "the running turn and the warm template"
         finally:
             server.send_signal(signal.SIGKILL)
             server.wait(timeout=30)

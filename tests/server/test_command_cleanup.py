@@ -1,0 +1,55 @@
+"""A ``command:`` model started by a navigate turn dies on every way the turn can stop.
+
+The model (``blocking_model.py``) leads its own process group, as a command
+must so that its own timeout can kill its helpers; each stop path must still
+take it and its helper down: the turn's timeout, the client cancelling the
+call, the client leaving, and the server being killed outright (SIGKILL, no
+clean-up). Real stdio, the real navigate engine in a real forked turn; the
+model is chosen with ``serve --model`` (the operator's explicit choice).
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import anyio
+import pytest
+from model_calls import all_gone, blocking_spec, model_started
+from raw_stdio import raw_server
+from server_procs import wait_until, workers_for
+
+pytestmark = pytest.mark.anyio
+
+NAVIGATE = {"action": "navigate", "question": "What annualised volatility target do the momentum positions use?"}
+
+
+@pytest.mark.parametrize("stop", ["timeout", "cancel", "client-exit", "server-sigkill"])
+async def test_a_navigate_model_command_and_its_helper_die_however_the_turn_stops(
+    warm_demo: Path, tmp_path: Path, stop: str
+) -> None:
+    timeout_s = 4 if stop == "timeout" else 600
+    config = warm_demo / ".synapse" / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + f"navigate: {{timeout_s: {timeout_s}}}\n", encoding="utf-8")
+    spec = blocking_spec(tmp_path / "model")
+    with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
+        async with raw_server(warm_demo, log, args=["--model", spec]) as server:
+            await server.call(2, NAVIGATE)
+            running = await model_started(tmp_path / "model")
+            assert running.pgid == running.pid, "the command leads its own process group"
+            if stop == "timeout":
+                result = (await server.reply_to(2))["result"]["structuredContent"]
+                assert (result["verdict"], result["halted_reason"]) == ("failure", "timeout")
+            elif stop == "cancel":
+                await server.send({"method": "notifications/cancelled", "params": {"requestId": 2}})
+                await server.send({"id": 3, "method": "ping"})
+                await server.reply_to(3)
+            elif stop == "client-exit":
+                await server.close_input()
+                with anyio.fail_after(60):
+                    assert await server.process.wait() == 0
+            else:
+                server.process.send_signal(signal.SIGKILL)
+                await server.process.wait()
+            assert all_gone(running.pid, running.helper), f"the model command outlived the {stop}"
+    assert wait_until(lambda: workers_for(warm_demo) == [], timeout_s=30)
