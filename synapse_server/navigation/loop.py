@@ -16,7 +16,7 @@ from synapse_server.navigation.budgets import Budgets
 from synapse_server.navigation.claims import Decision
 from synapse_server.navigation.envelope import render_envelope
 from synapse_server.navigation.executor import execute
-from synapse_server.navigation.prompt import build_prompt, renavigation_note, repair_note
+from synapse_server.navigation.prompt import build_prompt, renavigation_note, repair_note, split_prompt
 from synapse_server.navigation.router import model_abstention, route
 from synapse_server.navigation.substrate import Substrate
 from synapse_server.navigation.timing import maybe
@@ -81,8 +81,9 @@ def run_loop(
             if outcome.decision is not None:  # a re-navigation we cannot afford: the first verdict stands
                 return _finish(outcome, outcome.decision)
             return _halt(outcome, "budget", "the token budget does not cover another model call")
+        system, turn = split_prompt(prompt)
         with maybe(timings, "model"):
-            completion = model.complete(prompt)
+            completion = model.complete(turn, system=system)
         outcome.tokens_spent += _cost(prompt, completion)
         if renavigating:
             outcome.renavigations += 1

@@ -76,6 +76,14 @@ def fixed_instructions() -> str:
     return text[: text.index("=== QUESTION ===")].rstrip() + "\n"
 
 
+def split_prompt(prompt: str) -> tuple[str | None, str]:
+    """The fixed instructions (sent as a cacheable system prompt where the API has one) and the turn's own part."""
+    fixed = fixed_instructions()
+    if prompt.startswith(fixed):
+        return fixed, prompt[len(fixed) :]
+    return None, prompt
+
+
 def renavigation_note(
     response_text: str, finding: str, problems: tuple[str, ...] = (), *, abstained: bool = False
 ) -> str:

@@ -137,7 +137,8 @@ def test_tokens_spent_use_provider_usage_else_a_characters_estimate(sub: Substra
     assert loop(sub, counted_model).tokens_spent == 740
     estimated_model = FakeModel(GOOD)
     outcome = loop(sub, estimated_model)
-    assert outcome.tokens_spent == estimate_tokens(estimated_model.history[0].text) + estimate_tokens(GOOD)
+    sent = estimated_model.history[0]
+    assert outcome.tokens_spent == estimate_tokens((sent.system or "") + sent.text) + estimate_tokens(GOOD)
 
 
 def test_an_expansion_after_the_hop_rounds_are_spent_halts_hops(sub: Substrate) -> None:
@@ -218,3 +219,11 @@ def test_the_re_navigation_prompt_names_the_failing_claim_and_its_tokens(sub: Su
     loop(sub, model)
     previous = sections(model.history[1].text)["PREVIOUS TURN"]
     assert '- c1: changed-number: figure "9 bps"' in previous, previous
+
+
+def test_the_fixed_instructions_go_as_the_system_prompt_and_the_turn_as_the_message(sub: Substrate) -> None:
+    model = FakeModel(GOOD)
+    loop(sub, model)
+    sent = model.history[0]
+    assert sent.system is not None and "WORKED EXAMPLES" in sent.system
+    assert sent.text.lstrip().startswith("=== QUESTION ===") and "WORKED EXAMPLES" not in sent.text
