@@ -9,7 +9,9 @@ A blocking action runs on a worker thread and may hold the shared store lock
 while it reports. Its progress callback therefore never waits for the event
 loop: it drops the update into a queue that an async relay drains (the relay
 blocks on a second thread, so nothing polls). Waiting for the loop instead
-could deadlock against a second call blocked on that same lock.
+could deadlock against a second call blocked on that same lock. A cancelled
+call abandons its thread rather than wait for it (the client may be gone, and
+the server must be able to stop); the thread finishes on its own.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ process id is the server's): any write past that many bytes fails with
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -37,11 +38,14 @@ class StdioServer:
 async def stdio_server(
     root: Path, errlog: TextIO, *, env: Mapping[str, str] | None = None, file_size_limit: int | None = None
 ) -> AsyncIterator[StdioServer]:
-    """An initialized client session to a fresh ``synapse serve --root ROOT`` child of this process."""
+    """An initialized client session to a fresh ``synapse serve --root ROOT`` child of this process.
+
+    The server inherits this environment (plus ``env``), so it runs the code under test, not another install.
+    """
     argv = [str(SYNAPSE), "serve", "--root", str(root)]
     if file_size_limit is not None:
         argv = [sys.executable, "-c", _LIMITED, str(file_size_limit), *argv]
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(env or {}))
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env={**os.environ, **(env or {})})
     before = children()
     async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
