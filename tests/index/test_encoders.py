@@ -178,3 +178,15 @@ def test_named_encoders_resolve_without_loading_anything(tmp_path: Path) -> None
         reference = encoder_for("minilm-torch", tmp_path)
         assert isinstance(reference, SentenceTransformerEmbedder) and not reference.is_loaded
         assert reference.model_id == TORCH_MODEL_ID
+
+
+def test_bulk_batches_group_similar_lengths_within_the_text_and_token_caps() -> None:
+    encoder = OnnxEmbedder(batch_size=4, batch_tokens=40)
+    lengths = [3, 30, 5, 12, 12, 2, 9, 30, 7, 1, 11]
+    batches = encoder._batches(lengths)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for batch in batches:
+        widths = [lengths[i] for i in batch]
+        assert len(batch) <= 4 and (len(batch) == 1 or len(batch) * max(widths) <= 40)
+        assert widths == sorted(widths, reverse=True)
+    assert [lengths[b[0]] for b in batches] == sorted((lengths[b[0]] for b in batches), reverse=True)
