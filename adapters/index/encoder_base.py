@@ -18,12 +18,20 @@ and guarded by a lock, so a server can share one encoder between threads.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["DEFAULT_DIMENSION", "DEFAULT_MODEL_ID", "MAX_TOKENS", "QUERY_BATCH", "LazyEncoder", "TextEncoder"]
+__all__ = [
+    "DEFAULT_DIMENSION",
+    "DEFAULT_MODEL_ID",
+    "MAX_TOKENS",
+    "QUERY_BATCH",
+    "EncoderLoadError",
+    "LazyEncoder",
+    "TextEncoder",
+]
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 """The model every packaged encoder runs (the sentence-transformers reference keeps this id as its own)."""
@@ -43,10 +51,19 @@ class TextEncoder(Protocol):
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+class EncoderLoadError(RuntimeError):
+    """The model files were found but could not be loaded (a damaged or foreign file); names no path."""
+
+
 class LazyEncoder:
-    """Lazy load, timed release and input cleaning; subclasses say how to load and how to run a batch."""
+    """Lazy load, timed release and input cleaning; subclasses say how to load and how to run a batch.
+
+    ``load_failure``, when set, turns a load failure's one-line reason into the exception to raise (a caller
+    maps it to its own error class, e.g. a config error naming the key that chose this encoder).
+    """
 
     model_id: str
+    load_failure: Callable[[str], BaseException] | None = None
 
     def __init__(self, *, dimension: int | None, batch_size: int, bulk_threads: int) -> None:
         self._dimension = dimension
@@ -72,7 +89,14 @@ class LazyEncoder:
         with self._lock:
             self._cancel_timer()
             if self._model is None:
-                self._model = self._load_model()
+                try:
+                    self._model = self._load_model()
+                except (ImportError, MemoryError):
+                    raise
+                except Exception as exc:
+                    reason = f"the model could not be loaded ({type(exc).__name__})"
+                    hook = self.load_failure
+                    raise (hook(reason) if hook is not None else EncoderLoadError(reason)) from exc
             return self._model
 
     def unload(self, cooldown: float = 0.0) -> None:

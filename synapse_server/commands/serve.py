@@ -48,7 +48,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.root) if args.root else find_workspace(Path.cwd())
     workspace = load_workspace(root)
-    make_embedder(workspace)  # a bad embedding_model is a config_error now, not on every search
+    make_embedder(workspace, check=True)  # a bad embedding_model is a config_error now, not on every search
     if args.model is not None:
         parse_model_spec(args.model)
     settings = ServerSettings.from_environment(workspace.root, write_free=args.write_free, model=args.model)

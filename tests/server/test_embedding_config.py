@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,37 @@ async def test_a_bad_embedding_model_written_while_serving_makes_search_a_config
     bad = await call(server, action="search", query="transaction costs", limit=2)
     error = error_of(bad)
     assert error["kind"] == "config_error" and "embedding_model" in error["message"]
+
+
+def _damaged_onnx_folder(root: Path) -> None:
+    from adapters.index.onnx_encoder import TOKENIZER_JSON
+
+    folder = root / "models" / "broken"
+    folder.mkdir(parents=True)
+    (folder / "model.onnx").write_bytes(b"not an onnx graph")
+    shutil.copy(TOKENIZER_JSON, folder / "tokenizer.json")
+    _configure(root, "models/broken")
+
+
+def test_serve_check_loads_a_configured_onnx_folder_and_refuses_a_damaged_one(
+    capsys: pytest.CaptureFixture[str], fresh_demo: Path
+):
+    _damaged_onnx_folder(fresh_demo)
+    code = main(["serve", "--root", str(fresh_demo), "--check"])
+    _, err = capsys.readouterr()
+    error = json.loads(err)["error"]
+    assert code == 2 and error["kind"] == "config_error"
+    assert error["message"].startswith(
+        ".synapse/config.yaml: embedding_model: 'models/broken': the model could not be loaded ("
+    )
+    assert "Traceback" not in err and str(fresh_demo) not in err
+
+
+def test_a_damaged_model_found_only_at_the_first_search_is_a_config_error_too(
+    capsys: pytest.CaptureFixture[str], fresh_demo: Path
+):
+    _damaged_onnx_folder(fresh_demo)
+    code = main(["search", "transaction costs", "--root", str(fresh_demo)])
+    _, err = capsys.readouterr()
+    assert code == 2 and json.loads(err)["error"]["kind"] == "config_error"
+    assert "Traceback" not in err and str(fresh_demo) not in err
