@@ -18,6 +18,7 @@ is either seen by that scan or queues an event for the next check.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Iterator
@@ -73,6 +74,8 @@ def fingerprint(workspace: Workspace, watch: DirectoryWatch | None = None, git: 
         watch.add([root / CONFIG_RELPATH.parent], CONTENT)
     digest.update(_config_key(root).encode())
     dirs = [workspace.memory_dir, workspace.zettelkasten_dir, workspace.runs_dir, *workspace.federation_dirs.values()]
+    # Folders (or single files) adopted in place as sources, where the workspace declares any.
+    dirs += [Path(p) for p in getattr(workspace, "source_dirs", ())]
     for directory in dirs:
         if watch is not None:
             watch.add(_ancestors(directory, root), ENTRIES)
@@ -85,6 +88,12 @@ def fingerprint(workspace: Workspace, watch: DirectoryWatch | None = None, git: 
 
 def _walk(top: Path, watch: DirectoryWatch | None) -> Iterator[tuple[str, os.stat_result]]:
     """Every file under ``top`` (sorted, symlinked folders not followed), each folder watched before it is listed."""
+    if top.is_file():  # a single adopted file: its folder's events cover it
+        if watch is not None:
+            watch.add([top.parent], CONTENT)
+        with contextlib.suppress(OSError):
+            yield os.fspath(top), os.stat(top)
+        return
     stack = [os.fspath(top)]
     while stack:
         folder = stack.pop()

@@ -139,3 +139,20 @@ def test_a_search_sees_a_new_entry_written_while_the_server_runs(fresh_demo: Pat
         assert second.hits[0].address == "mem:tree:note-0000aaaa"
     finally:
         deps.close()
+
+
+def test_a_single_file_store_is_fingerprinted_and_its_edits_seen(tmp_path: Path):
+    from synapse_server.actions.freshness import _walk
+
+    target = tmp_path / "decisions.mem"
+    target.write_text("one\n", encoding="utf-8")
+    watch = DirectoryWatch.create()
+    try:
+        assert [p for p, _ in _walk(target, watch)] == [str(target)]
+        if watch is not None:
+            assert watch.changed() is False
+            target.write_text("two\n", encoding="utf-8")
+            assert watch.changed() is True
+    finally:
+        if watch is not None:
+            watch.close()
