@@ -21,7 +21,8 @@ from adapters.memory import MemoryAdapter
 from adapters.resolvers import Resolvers, workspace_resolvers
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
-from synapse_server.config import Workspace
+from synapse_server.config import CONFIG_RELPATH, Workspace
+from synapse_server.errors import ConfigError
 from synapse_server.sources import SourceLoader, code_exclusions, collisions, source_loaders
 
 if TYPE_CHECKING:
@@ -36,11 +37,32 @@ _UNLOADABLE = frozenset({"path-escape", "unreadable"})
 STORE_OF_FAMILY: Mapping[str, str] = {"memory": "mem", "zk": "zk", "code": "repo", "data": "data"}
 
 
-def make_embedder(workspace: Workspace) -> TextEncoder:
-    """The workspace's embedder: lazy, so creating it costs nothing until the first encode."""
-    from adapters.index.embedder import Embedder
+def make_embedder(workspace: Workspace, *, check: bool = False) -> TextEncoder:
+    """The encoder ``embedding_model`` names: lazy, so creating it costs nothing until the first encode.
 
-    return Embedder(workspace.embedding_model_path)
+    A value that names nothing this install can run (a missing folder, a folder that holds no model, the
+    torch encoder without the torch extra) is a :class:`ConfigError` naming the key, raised here - when a
+    server starts or a command begins - rather than an internal error on every search. ``check`` also loads a
+    configured ONNX folder (cheap, no torch); any configured model that fails to load later is a config error too.
+    """
+    from adapters.index.embedder import EncoderSpecError, OnnxEmbedder, encoder_for
+
+    spec = workspace.config.embedding_model
+
+    def config_error(reason: str) -> ConfigError:
+        return ConfigError(
+            f"{CONFIG_RELPATH}: embedding_model: {reason}", key="embedding_model", file=str(CONFIG_RELPATH)
+        )
+
+    try:
+        encoder = encoder_for(spec, workspace.root)
+    except EncoderSpecError as exc:
+        raise config_error(str(exc)) from None
+    if spec is not None:
+        encoder.load_failure = lambda reason: config_error(f"{spec!r}: {reason}")
+        if check and isinstance(encoder, OnnxEmbedder):
+            encoder.load()  # a configured ONNX folder loads in well under a second: prove it works at start
+    return encoder
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from adapters.index.embedder import TextEncoder
 from adapters.index.fusion import rrf
 from adapters.index.semantic import VectorMatrix
 from adapters.index.store import Store, is_corruption
+from adapters.index.sync import sync as sync_docs
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,6 @@ T = TypeVar("T")
 CANDIDATES = 50
 """Each channel contributes at least its top 50 to the fusion (more when the caller asks for more)."""
 SNIPPET_CHARS = 240
-_SYNC_ATTEMPTS = 5
 EMBED_CHUNK = 2048
 """Texts embedded (and committed) per step of a sync: bounds memory and keeps an interrupted build's work."""
 
@@ -67,6 +67,11 @@ class HybridIndex:
     def path(self) -> Path | None:
         """The cache file (None when the cache directory was unusable and the index lives in memory)."""
         return self._store.path
+
+    @property
+    def encoder_id(self) -> str | None:
+        """The encoder identity the cache was last synced with (compare with ``embedder.model_id``)."""
+        return self._guard(self._store.encoder, lambda: None)
 
     def __len__(self) -> int:
         return self._guard(self._store.count, lambda: 0)
@@ -204,52 +209,9 @@ class HybridIndex:
         hits = matrix.top(matrix.vectors[row], limit, mask)
         return hits
 
-    def _sync(self, unique: dict[str, IndexDoc]) -> SyncStats:
-        """Diff against the cache, embed what is missing in chunks and commit each chunk as it is ready.
-
-        Committing per chunk bounds memory and keeps the work of an interrupted cold
-        build. A commit refused because another writer moved the generation costs
-        only a re-diff: vectors already computed are kept.
-        """
-        model_id = self.embedder.model_id
-        hashes = {a: d.row_hash(model_id) for a, d in unique.items()}
-        keys: dict[str, str] = {}  # vector keys of new or changed docs, computed once
-        computed: dict[str, np.ndarray] = {}
-        added = updated = removed = races = 0
-        while True:
-            with self._lock:
-                snap = self._store.snapshot()
-            upserts: list[tuple[IndexDoc, str, str]] = []
-            missing: dict[str, IndexDoc] = {}
-            for address, row_hash in hashes.items():
-                row = snap.rows.get(address)
-                if row is not None and row[0] == row_hash:
-                    key = row[1]  # an equal row hash means equal embedded text, so the stored key is current
-                else:
-                    key = keys.get(address) or keys.setdefault(address, unique[address].vector_key(model_id))
-                    upserts.append((unique[address], row_hash, key))
-                if key not in snap.vector_keys:
-                    missing.setdefault(key, unique[address])
-            removals = [a for a in snap.rows if a not in hashes]
-            if not upserts and not removals and not missing:
-                reembedded = sum(1 for a in hashes if snap.rows[a][1] in computed)
-                return SyncStats(added, updated, removed, reembedded, len(hashes) - reembedded)
-            todo = [key for key in missing if key not in computed][: self.embed_chunk]
-            if todo:
-                vectors = self.embedder.encode([missing[k].embed_text() for k in todo])
-                computed.update(zip(todo, vectors, strict=True))
-            ready = [u for u in upserts if u[2] in snap.vector_keys or u[2] in computed]
-            fresh = {k: computed[k] for k in missing if k in computed}
-            with self._lock:
-                applied = self._store.apply(snap.generation, ready, removals, fresh, model_id)
-            if applied:
-                new = sum(1 for d, _, _ in ready if d.address not in snap.rows)
-                added, updated, removed = added + new, updated + len(ready) - new, removed + len(removals)
-                continue
-            races += 1
-            if races >= _SYNC_ATTEMPTS:
-                raise RuntimeError(f"index sync lost {races} races against concurrent writers; try again")
-            log.info("index sync raced another writer (%d); recomputing", races)
+    def _sync(self, unique: dict[str, IndexDoc], *, holding_lock: bool = False) -> SyncStats:
+        """Diff, embed what is missing and commit chunk by chunk (see :mod:`adapters.index.sync`)."""
+        return sync_docs(self._store, self._lock, self.embedder, unique, self.embed_chunk, threaded=not holding_lock)
 
     def _current_matrix(self) -> VectorMatrix:
         """The in-memory vectors, reloaded whenever any process has committed a sync since the last load."""
@@ -271,7 +233,7 @@ class HybridIndex:
                 self._matrix = None
                 if self._docs is None:
                     return fallback()
-                self._sync({d.address: d for d in self._docs})
+                self._sync({d.address: d for d in self._docs}, holding_lock=True)
                 return op()
 
 

@@ -32,11 +32,13 @@ from typing import Any
 
 from dev.synapse_bench.baselines.compare import CONTENDERS, RATIO_LABELS
 from dev.synapse_bench.baselines.peer import DEFAULT_SPEC
+from dev.synapse_bench.report_format import fmt, table
+from dev.synapse_bench.report_serving import mcp_section, targets_section
 from dev.synapse_bench.synthetic import parse_size
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-STEPS = ("parse", "perf", "baselines", "nav", "overlay", "server")
+STEPS = ("parse", "perf", "baselines", "mcp", "nav", "overlay", "server")
 
 
 class StepFailed(RuntimeError):
@@ -134,6 +136,9 @@ def gather(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             base = ["--root", str(root), "--workdir", str(workdir), "--queries", str(args.queries), "--json"]
             peer = ["--no-peer"] if args.no_peer else ["--peer-spec", args.peer_spec]
             rec.step(f"baselines/{size}", partial(harness, "dev.synapse_bench.baselines", *base, *peer))
+        if "mcp" not in skip:
+            mcp = ["--root", str(root), "--repeat", "30", "--stdio", "--json"]
+            rec.step(f"mcp/{size}", partial(harness, "dev.synapse_bench.search_profile", *mcp))
         if "nav" not in skip:
             nav = ["--root", str(root), "--repeat", str(args.nav_repeat), "--json"]
             rec.step(f"nav/{size}", partial(harness, "dev.synapse_bench.nav_bench", *nav))
@@ -149,6 +154,7 @@ def gather(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 SERVER_LABELS = {
     "start_to_tools_list_s": "start -> initialize -> tools/list (s)",
+    "start_to_first_search_s": "start -> first search answered (s)",
     "tools_list_warm_s": "tools/list again (s)",
     "search_first_s": "first search: loads the model (s)",
     "search_warm_median_s": "search, warm median (s)",
@@ -164,21 +170,6 @@ SERVER_LABELS = {
 }
 
 
-def table(header: list[str], rows: list[list[str]]) -> str:
-    """A Markdown table; every column after the first is right-aligned (they hold figures)."""
-    lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
-
-
-def fmt(value: Any, spec: str | None = None) -> str:
-    """A figure (floats ``.1f`` and ints ``,d`` unless ``spec`` says otherwise), or a dash when not measured."""
-    if value is None or (isinstance(value, float) and value != value):
-        return "—"
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return str(value)
-    return format(value, spec or (".1f" if isinstance(value, float) else ",d"))
-
-
 def pair(figures: dict[str, Any] | None, spec: str = ".2f") -> str:
     """``p50 / p95`` in ms."""
     return "—" if not figures else f"{fmt(figures.get('p50_ms'), spec)} / {fmt(figures.get('p95_ms'), spec)}"
@@ -186,8 +177,9 @@ def pair(figures: dict[str, Any] | None, spec: str = ".2f") -> str:
 
 def markdown(fig: dict[str, Any]) -> str:
     """The whole report: every section whose figures exist, and what was not measured and why."""
-    sections = [_head(fig), _headline(fig), _retrieval(fig), _side_by_side(fig), _peer(fig), _navigate(fig),
-                _overlay(fig), _server(fig), _parse(fig), _missing(fig), _reproduce(fig)]  # fmt: skip
+    sections = [_head(fig), _headline(fig), targets_section(fig), _retrieval(fig), _side_by_side(fig), _peer(fig),
+                mcp_section(fig), _navigate(fig), _overlay(fig), _server(fig), _parse(fig), _missing(fig),
+                _reproduce(fig)]  # fmt: skip
     return "\n\n".join(s for s in sections if s) + "\n"
 
 

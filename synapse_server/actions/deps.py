@@ -3,14 +3,15 @@
 One :class:`Deps` lives as long as its server. Everything heavy is loaded on
 first use and cached, but a long-lived server (Claude Code keeps it for a whole
 session) must not answer from a stale picture of the project, so each access
-compares a cheap fingerprint of the store files (names, sizes, mtimes, the git
-HEAD) with the one the cache was built from and reloads when it moved. The
-embedding model is loaded only by the first search: start-up never imports torch.
+asks :class:`~synapse_server.actions.freshness.Freshness` whether the store
+files (names, sizes, mtimes, the config, the git HEAD) still match what was
+loaded and reloads when they moved; a watch on the store folders keeps that
+check to a few system calls however large the workspace. The embedding model
+is loaded only by the first search: start-up never imports torch.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
@@ -19,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from synapse_server.config import CONFIG_RELPATH, Workspace, load_workspace
+from synapse_server.actions.freshness import Freshness, fingerprint
+from synapse_server.config import Workspace, load_workspace
 from synapse_server.isolation.runner import WorkerPool
 from synapse_server.stores import Stores, make_embedder
 
@@ -29,8 +31,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+__all__ = ["WRITE_FREE_ENV", "Deps", "ServerSettings", "fingerprint"]
+
 WRITE_FREE_ENV = "SYNAPSE_WRITE_FREE"
 _TRUE = frozenset({"1", "true", "yes", "on"})
+_INJECTED = object()
+"""Marks an encoder handed in by the caller (tests, benchmarks): kept whatever the config says."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +61,7 @@ class ServerSettings:
 
 @dataclass
 class _Loaded:
-    fingerprint: str
+    freshness: Freshness
     workspace: Workspace
     stores: Stores | None = None
     index: HybridIndex | None = None
@@ -64,9 +70,11 @@ class _Loaded:
 class Deps:
     """Lazily loaded, fingerprint-refreshed state shared by the actions of one server."""
 
-    def __init__(self, settings: ServerSettings, *, embedder: TextEncoder | None = None) -> None:
+    def __init__(self, settings: ServerSettings, *, embedder: TextEncoder | None = None, watch: bool = True) -> None:
         self.settings = settings
+        self._watch = watch
         self._embedder = embedder
+        self._embedder_spec: object = _INJECTED if embedder is not None else None
         self.lock = threading.RLock()
         """Serialises store and index use: actions run on worker threads, the index is one SQLite connection."""
         self._loaded: _Loaded | None = None
@@ -79,9 +87,12 @@ class Deps:
 
     @property
     def embedder(self) -> TextEncoder:
+        """The encoder the config names; a changed ``embedding_model`` gives a new one (the index re-embeds)."""
         with self.lock:
-            if self._embedder is None:
+            spec = self.workspace().config.embedding_model
+            if self._embedder is None or (self._embedder_spec is not _INJECTED and self._embedder_spec != spec):
                 self._embedder = make_embedder(self.workspace())
+                self._embedder_spec = spec
             return self._embedder
 
     def workspace(self) -> Workspace:
@@ -113,74 +124,30 @@ class Deps:
             log.warning("an abandoned call still holds the store lock; leaving the index to process exit")
             return
         try:
-            if self._loaded is not None and self._loaded.index is not None:
-                self._loaded.index.close()
-            self._loaded = None
+            self._replace(None)
         finally:
             self.lock.release()
 
     def _current(self) -> _Loaded:
         with self.lock:
             loaded = self._loaded
-            if loaded is not None and fingerprint(loaded.workspace) == loaded.fingerprint:
+            if loaded is not None and loaded.freshness.current():
                 return loaded
             if loaded is not None:
                 log.info("store files or config changed; reloading the stores")
             workspace = load_workspace(Path(self.settings.root))
-            return self._replace(_Loaded(fingerprint(workspace), workspace))
+            fresh = _Loaded(Freshness(workspace, watch=self._watch), workspace)
+            self._replace(fresh)
+            return fresh
 
-    def _replace(self, fresh: _Loaded) -> _Loaded:
-        if self._loaded is not None and self._loaded.index is not None:
-            self._loaded.index.close()
+    def _replace(self, fresh: _Loaded | None) -> None:
+        if self._loaded is not None:
+            if self._loaded.index is not None:
+                self._loaded.index.close()
+            self._loaded.freshness.close()
         self._loaded = fresh
-        return fresh
 
-
-def fingerprint(workspace: Workspace) -> str:
-    """A digest of what the stores are built from: every store file's name, size and mtime, plus the git HEAD."""
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(_config_key(workspace.root).encode())
-    dirs = [workspace.memory_dir, workspace.zettelkasten_dir, workspace.runs_dir, *workspace.federation_dirs.values()]
-    dirs += workspace.source_dirs  # adopted folders (ADRs, notes, mlruns, .mem files) are read in place
-    for directory in dirs:
-        digest.update(b"\0dir\0" + os.fsencode(directory))
-        walked: list[tuple[str, list[str], list[str]]] | None = None
-        if directory.is_file():  # a single adopted .mem file
-            walked = [(os.path.dirname(directory), [], [os.path.basename(directory)])]
-        for dirpath, dirnames, filenames in walked or os.walk(directory):
-            dirnames.sort()
-            for name in sorted(filenames):
-                path = os.path.join(dirpath, name)
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    digest.update(_git_head(workspace.code_dir))
-    return digest.hexdigest()
-
-
-def _config_key(root: Path) -> str:
-    try:
-        st = (Path(root) / CONFIG_RELPATH).stat()
-    except OSError:
-        return "absent"
-    return f"{st.st_size}:{st.st_mtime_ns}"
-
-
-def _git_head(code_dir: Path) -> bytes:
-    """HEAD and the ref it names (the code store reads the commit at HEAD, not the working tree)."""
-    git = code_dir / ".git"
-    parts: list[bytes] = []
-    for name in ("HEAD", "packed-refs"):
-        try:
-            parts.append((git / name).read_bytes())
-        except OSError:
-            parts.append(b"-")
-    head = parts[0].strip()
-    if head.startswith(b"ref: "):
-        try:
-            parts.append((git / os.fsdecode(head[5:])).read_bytes())
-        except (OSError, ValueError):
-            parts.append(b"-")
-    return b"\0".join(parts)
+    @property
+    def freshness(self) -> Freshness:
+        """The current load's freshness check (its ``rescans`` and ``watched`` say what checks cost)."""
+        return self._current().freshness

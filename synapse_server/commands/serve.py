@@ -23,7 +23,7 @@ from synapse_server.lint import lint_workspace
 from synapse_server.models import model_spec_origin, parse_model_spec
 from synapse_server.models.spec import ENV_VAR as MODEL_ENV
 from synapse_server.models.spec import TRUST_ENV
-from synapse_server.stores import FAMILIES
+from synapse_server.stores import FAMILIES, make_embedder
 
 INDEX_FILE = "index-default.sqlite3"
 log = logging.getLogger(__name__)
@@ -52,6 +52,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.root) if args.root else find_workspace(Path.cwd())
     workspace = load_workspace(root)
+    make_embedder(workspace, check=True)  # a bad embedding_model is a config_error now, not on every search
     if args.model is not None:
         parse_model_spec(args.model)
     settings = ServerSettings.from_environment(workspace.root, write_free=args.write_free, model=args.model)
@@ -95,6 +96,10 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
                 "failures": [failure.detail for failure in stores.failures],
             },
             "model": {"spec": origin.spec, "source": origin.source, "trusted": origin.trusted},
+            "embedding": {
+                "spec": workspace.config.embedding_model or "minilm-onnx",
+                "encoder": deps.embedder.model_id,
+            },
             "index": {
                 "cache": _relative(cache, workspace.root),
                 "present": cache.exists(),
@@ -123,6 +128,7 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         "(see: synapse lint --verbose)",
         *(f"store failure: {detail}" for detail in stores["failures"]),
         _model_line(report["model"]),
+        f"embedding: {report['embedding']['spec']} (encoder {report['embedding']['encoder']})",
         f"index cache: {index['cache']}: {state}",
     ]
 

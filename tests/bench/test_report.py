@@ -145,3 +145,20 @@ def test_names_and_strings_are_atoms_and_literals_the_peer_reads() -> None:
     assert quote('one\n  two "three" \\') == r'"one two \"three\" \\"'
     clashing = translate([note("zk:research:a b"), note("zk:research:a#b")])
     assert sorted(clashing.addresses) == ["zk.research.a_b", "zk.research.a_b_2"]
+
+
+def test_the_mcp_section_sets_the_round_trip_beside_the_index_query_of_the_same_run() -> None:
+    mode = {"checks_per_call": 4, "one_check_p50_ms": 9.0, "other_p50_ms": 3.0, "dispatch_p50_ms": 52.0}
+    run = {
+        "modes": [
+            {**mode, "mode": "scan", "freshness_per_call_p50_ms": 36.0, "index_search_p50_ms": 13.0},
+            {**mode, "mode": "watch", "freshness_per_call_p50_ms": 0.4, "index_search_p50_ms": 12.5},
+        ],
+        "stdio": {"start_to_tools_list_s": 0.5, "search_first_s": 1.2, "search_warm_p50_s": 0.02,
+                  "search_warm_p95_s": 0.03},
+    }  # fmt: skip
+    text = markdown(figures(sizes={"10k": 10000}, **{"mcp/10k": run}))
+    assert "| 10k | 0.50 | 1.20 | 20.0 / 30.0 | 12.5 | ×1.60 |" in text
+    assert "| 10k | full scan per check (before; the fallback) | 52.0 | 4 | 9.00 | 36.0 | 13.0 | 3.0 |" in text
+    assert "| MCP search round trip p50 at 10k ÷ index query (same run) | ≤ ×2 | ×1.60 |" in text
+    assert "| cold build ÷ encoder ceiling at 10k | ≥ 0.9 | — |" in text

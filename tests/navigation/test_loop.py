@@ -149,7 +149,7 @@ def test_an_expansion_after_the_hop_rounds_are_spent_halts_hops(sub: Substrate) 
     assert len(model.history) == 2
     assert (outcome.halted_reason, outcome.loop_break, outcome.decision) == ("hops", "hops", None)
     assert TURNOVER not in outcome.view.order and SHARPE in outcome.view.order
-    assert "expand or join 0 more time(s)" in model.history[1].text
+    assert "0 expand/join round(s) left" in model.history[1].text
 
 
 def test_each_expanding_turn_spends_one_hop_round(sub: Substrate) -> None:
@@ -158,8 +158,8 @@ def test_each_expanding_turn_spends_one_hop_round(sub: Substrate) -> None:
     model = FakeModel(first, second)
     outcome = loop(sub, model, hop_rounds=2)
     assert (
-        "expand or join 2 more time(s)" in model.history[0].text
-        and "expand or join 1 more time(s)" in model.history[1].text
+        "2 expand/join round(s) left" in model.history[0].text
+        and "1 expand/join round(s) left" in model.history[1].text
     )
     assert outcome.view.order == (COST, SHARPE, TURNOVER)
     assert (outcome.halted_reason, outcome.hops) == ("answer", 2)
@@ -225,5 +225,5 @@ def test_the_fixed_instructions_go_as_the_system_prompt_and_the_turn_as_the_mess
     model = FakeModel(GOOD)
     loop(sub, model)
     sent = model.history[0]
-    assert sent.system is not None and "WORKED EXAMPLES" in sent.system
-    assert sent.text.lstrip().startswith("=== QUESTION ===") and "WORKED EXAMPLES" not in sent.text
+    assert sent.system is not None and "EXAMPLE CALCULATION" in sent.system
+    assert sent.text.lstrip().startswith("=== QUESTION ===") and "EXAMPLE CALCULATION" not in sent.text

@@ -1,0 +1,206 @@
+"""The write path of the index: make the cache hold exactly a set of docs, at the encoder's own pace.
+
+A sync diffs the docs against a snapshot of the cache, then embeds only the
+texts whose content key has no vector yet, in chunks. Each chunk is committed
+by a writer thread while the encoder already works on the next one, so the
+model never waits for SQLite (FTS5 inserts, blob writes, the WAL) and a cold
+build runs at the rate of the encoder alone. Texts are ordered by length
+before they are cut into chunks, so each chunk's batches pad little.
+
+Each commit checks the cache's generation: if another process wrote first, the
+writer stops, the pipeline drains, and the sync re-diffs against the winner's
+state, keeping every vector it has computed. Committing per chunk also keeps
+the work of an interrupted build: a chunk already handed to the writer is
+committed before the interruption propagates.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from adapters.index.documents import IndexDoc, SyncStats
+from adapters.index.encoder_base import TextEncoder
+from adapters.index.store import Snapshot, Store
+
+log = logging.getLogger(__name__)
+
+ATTEMPTS = 5
+"""Races against other writers a sync tolerates before it gives up (each costs a re-diff, not a re-embed)."""
+QUEUE_DEPTH = 2
+"""Chunks waiting for the writer: enough to keep the encoder busy, few enough to bound memory."""
+
+Upsert = tuple[IndexDoc, str, str]  # doc, row hash, vector key
+
+
+@dataclass
+class _Plan:
+    """What one snapshot says must change."""
+
+    upserts: list[Upsert]
+    missing: dict[str, IndexDoc]  # vector key -> a doc with that text, for keys with no stored vector
+    removals: list[str]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.upserts or self.removals or self.missing)
+
+
+@dataclass
+class _Counts:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+
+
+@dataclass
+class _Writer:
+    """Commits chunks in order on its own thread; stops at the first commit another writer pre-empted.
+
+    ``threaded`` False commits in the caller's thread instead: for a caller that already holds ``lock``
+    (a rebuild after corruption), which a writer thread would wait on forever.
+    """
+
+    store: Store
+    lock: threading.RLock
+    generation: int
+    model_id: str
+    known: set[str]  # addresses the snapshot held (to count added vs updated)
+    counts: _Counts
+    threaded: bool = True
+    raced: bool = False
+    error: BaseException | None = None
+    _queue: queue.Queue[tuple[list[Upsert], list[str], dict[str, np.ndarray]] | None] = field(
+        default_factory=lambda: queue.Queue(QUEUE_DEPTH)
+    )
+
+    def __post_init__(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="index-writer", daemon=True)
+        if self.threaded:
+            self._thread.start()
+
+    @property
+    def stopped(self) -> bool:
+        return self.raced or self.error is not None
+
+    def put(self, upserts: list[Upsert], removals: list[str], vectors: dict[str, np.ndarray]) -> None:
+        if self.stopped:
+            return
+        if self.threaded:
+            self._queue.put((upserts, removals, vectors))
+        else:
+            self._commit(upserts, removals, vectors)
+            if self.error is not None:
+                raise self.error
+
+    def finish(self) -> None:
+        """Wait until every chunk handed over is committed (or the writer stopped), then re-raise its error."""
+        if self.threaded:
+            self._queue.put(None)
+            self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            if not self.stopped:  # after a race or an error: drain only, the sync re-diffs
+                self._commit(*item)
+
+    def _commit(self, upserts: list[Upsert], removals: list[str], vectors: dict[str, np.ndarray]) -> None:
+        try:
+            with self.lock:
+                applied = self.store.apply(self.generation, upserts, removals, vectors, self.model_id)
+        except BaseException as exc:  # handed to the caller's thread by finish()
+            self.error = exc
+            return
+        if not applied:
+            self.raced = True
+            return
+        self.generation += 1
+        new = sum(1 for d, _, _ in upserts if d.address not in self.known)
+        self.counts.added += new
+        self.counts.updated += len(upserts) - new
+        self.counts.removed += len(removals)
+
+
+def sync(
+    store: Store,
+    lock: threading.RLock,
+    encoder: TextEncoder,
+    docs: dict[str, IndexDoc],
+    embed_chunk: int,
+    *,
+    threaded: bool = True,
+) -> SyncStats:
+    """Make ``store`` hold exactly ``docs``; see the module docstring for how it stays at the encoder's pace."""
+    model_id = encoder.model_id
+    hashes = {a: d.row_hash(model_id) for a, d in docs.items()}
+    keys: dict[str, str] = {}  # vector keys of new or changed docs, computed once
+    computed: dict[str, np.ndarray] = {}
+    counts = _Counts()
+    races = 0
+    while True:
+        with lock:
+            snap = store.snapshot()
+        plan = _plan(snap, docs, hashes, keys, model_id)
+        if plan.empty:
+            reembedded = sum(1 for a in hashes if snap.rows[a][1] in computed)
+            return SyncStats(counts.added, counts.updated, counts.removed, reembedded, len(hashes) - reembedded)
+        writer = _Writer(store, lock, snap.generation, model_id, set(snap.rows), counts, threaded)
+        try:
+            _pipeline(plan, snap, encoder, computed, writer, embed_chunk)
+        finally:
+            writer.finish()
+        if writer.raced:
+            races += 1
+            if races >= ATTEMPTS:
+                raise RuntimeError(f"index sync lost {races} races against concurrent writers; try again")
+            log.info("index sync raced another writer (%d); recomputing", races)
+
+
+def _plan(
+    snap: Snapshot, docs: dict[str, IndexDoc], hashes: dict[str, str], keys: dict[str, str], model_id: str
+) -> _Plan:
+    upserts: list[Upsert] = []
+    missing: dict[str, IndexDoc] = {}
+    for address, row_hash in hashes.items():
+        row = snap.rows.get(address)
+        if row is not None and row[0] == row_hash:
+            key = row[1]  # an equal row hash means equal embedded text, so the stored key is current
+        else:
+            key = keys.get(address) or keys.setdefault(address, docs[address].vector_key(model_id))
+            upserts.append((docs[address], row_hash, key))
+        if key not in snap.vector_keys:
+            missing.setdefault(key, docs[address])
+    return _Plan(upserts, missing, [a for a in snap.rows if a not in hashes])
+
+
+def _pipeline(
+    plan: _Plan,
+    snap: Snapshot,
+    encoder: TextEncoder,
+    computed: dict[str, np.ndarray],
+    writer: _Writer,
+    embed_chunk: int,
+) -> None:
+    """Hand the writer what is ready now, then one chunk per encode, until done or the writer stops."""
+    by_key: dict[str, list[Upsert]] = {}
+    for upsert in plan.upserts:
+        by_key.setdefault(upsert[2], []).append(upsert)
+    ready = [u for u in plan.upserts if u[2] in snap.vector_keys or u[2] in computed]
+    known = {k: computed[k] for k in plan.missing if k in computed}
+    todo = sorted((k for k in plan.missing if k not in computed), key=lambda k: len(plan.missing[k].embed_text()))
+    if ready or plan.removals or known:
+        writer.put(ready, plan.removals, known)
+    for start in range(0, len(todo), max(1, embed_chunk)):
+        if writer.stopped:
+            return
+        chunk = todo[start : start + embed_chunk]
+        vectors = encoder.encode([plan.missing[k].embed_text() for k in chunk])
+        fresh = dict(zip(chunk, vectors, strict=True))
+        computed.update(fresh)
+        writer.put([u for k in chunk for u in by_key.get(k, ())], [], fresh)

@@ -1,0 +1,95 @@
+"""The serving sections of the performance report: search through MCP per size, where a call goes, the targets.
+
+Figures come from the ``mcp/<size>`` steps (``search_profile.py --stdio``: the search over real stdio and, in
+one process, the same tool call broken into freshness checks, the index query and the rest) and from the
+``perf`` and ``server`` steps. Nothing here measures; a missing figure is shown as a dash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dev.synapse_bench.report_format import fmt, table
+
+
+def mcp_sizes(fig: dict[str, Any]) -> list[str]:
+    return [s for s in fig["sizes"] if f"mcp/{s}" in fig]
+
+
+def mcp_section(fig: dict[str, Any]) -> str:
+    sizes = mcp_sizes(fig)
+    if not sizes:
+        return ""
+    stdio_rows, rows = [], []
+    for size in sizes:
+        run = fig[f"mcp/{size}"]
+        modes = {m["mode"]: m for m in run["modes"]}
+        stdio = run.get("stdio") or {}
+        watch = modes.get("watch", {})
+        p50 = stdio.get("search_warm_p50_s")
+        index = watch.get("index_search_p50_ms")
+        ratio = (p50 * 1000 / index) if p50 is not None and index else None
+        stdio_rows.append([size, fmt(stdio.get("start_to_tools_list_s"), ".2f"), fmt(stdio.get("search_first_s"), ".2f"),
+                           f"{fmt(_ms(p50), '.1f')} / {fmt(_ms(stdio.get('search_warm_p95_s')), '.1f')}",
+                           fmt(index, ".1f"), f"×{fmt(ratio, '.2f')}"])  # fmt: skip
+        for name in ("scan", "watch"):
+            m = modes.get(name)
+            if m is None:
+                continue
+            label = "full scan per check (before; the fallback)" if name == "scan" else "inotify watch (now)"
+            rows.append([size, label, fmt(m["dispatch_p50_ms"], ".1f"), fmt(m["checks_per_call"], ".0f"),
+                         fmt(m["one_check_p50_ms"], ".2f"), fmt(m["freshness_per_call_p50_ms"], ".1f"),
+                         fmt(m["index_search_p50_ms"], ".1f"), fmt(m["other_p50_ms"], ".1f")])  # fmt: skip
+    stdio_header = ["size", "start -> tools/list s", "first search s (loads the model)", "search p50 / p95 ms",
+                    "index query p50 ms (same run)", "round trip ÷ index query"]  # fmt: skip
+    header = ["size", "freshness", "tool call p50 ms", "checks per call", "one check p50 ms",
+              "freshness per call ms", "index search p50 ms", "rest ms"]  # fmt: skip
+    return f"""## Search through MCP, and where a call goes (search_profile.py)
+
+Over real stdio: the installed `synapse serve` on each synthetic workspace with a warm index cache (20+ warm
+searches after the first). The index query is `HybridIndex.search` alone (both channels, the query embedding,
+RRF), measured in the profiling process of the same step.
+
+{table(stdio_header, stdio_rows)}
+
+In one process, with the model loaded once: the tool call as the server runs it (`Dispatcher.call`: validation,
+the worker thread, the action, the JSON payload) and its parts. A search asks for the workspace, the stores and the
+index, and each asks whether the store files changed, so a call makes several checks. Before, each check was a
+fingerprint of every store file (names, sizes, mtimes); now it reads the inotify queue and the git HEAD files, and
+rescans only after an event. The `scan` rows run the old check (also the fallback where inotify is missing). The
+rest is scoping, hit records, the payload and the hand-off to a worker thread; the difference between the stdio
+p50 above and the tool call is the transport (JSON-RPC framing, the pipe, the client).
+
+{table(header, rows)}"""
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1000
+
+
+def targets_section(fig: dict[str, Any]) -> str:
+    """The issue's targets beside the figure this run measured (a dash: not measured in this run)."""
+    server = fig.get("server") or {}
+    rows = [["server start -> first search answered, demo", "≤ 1.5 s",
+             f"{fmt(server.get('start_to_first_search_s'), '.2f')} s"]]  # fmt: skip
+    mcp = fig.get("mcp/10k")
+    ratio = None
+    if mcp and mcp.get("stdio"):
+        watch = {m["mode"]: m for m in mcp["modes"]}.get("watch", {})
+        if watch.get("index_search_p50_ms"):
+            ratio = mcp["stdio"]["search_warm_p50_s"] * 1000 / watch["index_search_p50_ms"]
+    rows.append(["MCP search round trip p50 at 10k ÷ index query (same run)", "≤ ×2", f"×{fmt(ratio, '.2f')}"])
+    rows.append(["back-to-back navigate through one server, demo, p50 of later calls", "≤ 1 s",
+                 f"{fmt(server.get('navigate_next_median_s'), '.2f')} s"])  # fmt: skip
+    cold = {r["size"]: r["cold"] for r in fig.get("perf") or [] if r.get("cold")}
+    rows.append(
+        ["cold build ÷ encoder ceiling at 10k", "≥ 0.9", fmt((cold.get("10k") or {}).get("build_vs_ceiling"), ".2f")]
+    )
+    query = {r["size"]: r.get("query") or {} for r in fig.get("perf") or []}
+    fused = (query.get("100k") or {}).get("fused") or {}
+    rows.append(["100k built and queried: fused search p50", "≤ 30 ms", f"{fmt(fused.get('p50_ms'), '.1f')} ms"])
+    rows.append(["install of the README's first command", "no torch; time in docs/benchmark.md",
+                 "no torch (measured separately, see docs/benchmark.md)"])  # fmt: skip
+    return f"""## Targets
+
+{table(["target", "goal", "this run"], rows)}"""
