@@ -126,4 +126,3 @@ def upsert_docs(conn: Any, workspace: str, upserts: Sequence[tuple[IndexDoc, str
         (workspace, *columns, model_id),
     )
     return int(cur.rowcount)
-

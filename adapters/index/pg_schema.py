@@ -76,4 +76,6 @@ def ensure_schema(conn: Any) -> None:
         from adapters.index.pg_errors import IndexUnavailable
 
         found = row[0] if row else "unknown"
-        raise IndexUnavailable(f"postgres index: the database holds schema {found}, this version needs {SCHEMA_VERSION}")
+        raise IndexUnavailable(
+            f"postgres index: the database holds schema {found}, this version needs {SCHEMA_VERSION}"
+        )

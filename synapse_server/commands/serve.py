@@ -20,7 +20,7 @@ from synapse_server.actions.deps import WRITE_FREE_ENV, Deps, ServerSettings
 from synapse_server.config import find_workspace, load_workspace
 from synapse_server.models import model_spec_from, parse_model_spec
 from synapse_server.models.spec import ENV_VAR as MODEL_ENV
-from synapse_server.stores import FAMILIES
+from synapse_server.stores import FAMILIES, index_settings, open_workspace_index
 
 INDEX_FILE = "index-default.sqlite3"
 
@@ -75,7 +75,9 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
             "--model" if settings.model is not None else ("env" if os.environ.get(MODEL_ENV, "").strip() else "config")
         )
         cache = workspace.cache_dir / INDEX_FILE
-        docs = _indexed_docs(deps) if cache.exists() else None
+        backend = index_settings(workspace)
+        shared = backend.backend == "postgres"
+        docs = _indexed_docs(deps) if shared or cache.exists() else None
         return {
             "workspace": str(workspace.root),
             "config": str(workspace.config_path.relative_to(workspace.root)) if workspace.config_path else "defaults",
@@ -88,8 +90,8 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
             },
             "model": {"spec": spec, "source": source},
             "index": {
-                "cache": _relative(cache, workspace.root),
-                "present": cache.exists(),
+                "cache": backend.describe() if shared else _relative(cache, workspace.root),
+                "present": bool(docs) if shared else cache.exists(),
                 "docs": docs,
                 "nodes": len(stores.nodes),
                 "complete": docs == len(stores.nodes),
@@ -120,9 +122,7 @@ def report_lines(report: dict[str, Any]) -> list[str]:
 
 def _indexed_docs(deps: Deps) -> int:
     """Count the cached docs; opening an existing cache loads no model (the embedder is lazy)."""
-    from adapters.index import HybridIndex
-
-    with HybridIndex.open(deps.workspace().cache_dir, deps.embedder) as index:
+    with open_workspace_index(deps.workspace(), deps.embedder) as index:
         return len(index)
 
 
