@@ -69,7 +69,8 @@ class Config(_Strict):
     cache: str = ".angelo"
     model: str = "extractive"
     embedding_model: str | None = Field(
-        None, description="A local sentence-transformers model folder; None = the packaged all-MiniLM-L6-v2."
+        None,
+        description="minilm-onnx (the default when None), minilm-torch (the torch extra), or a model folder.",
     )
     write_free: bool = False
     navigate: NavigateConfig = NavigateConfig()

@@ -23,8 +23,8 @@ from adapters.memory import MemoryAdapter
 from adapters.resolvers import Resolvers, workspace_resolvers
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
-from synapse_server.config import Workspace
-from synapse_server.errors import IndexUnavailable
+from synapse_server.config import CONFIG_RELPATH, Workspace
+from synapse_server.errors import ConfigError, IndexUnavailable
 
 if TYPE_CHECKING:
     from adapters.index import HybridIndex
@@ -40,10 +40,20 @@ STORE_OF_FAMILY: Mapping[str, str] = {"memory": "mem", "zk": "zk", "code": "repo
 
 
 def make_embedder(workspace: Workspace) -> TextEncoder:
-    """The workspace's embedder: lazy, so creating it costs nothing until the first encode."""
-    from adapters.index.embedder import Embedder
+    """The encoder ``embedding_model`` names: lazy, so creating it costs nothing until the first encode.
 
-    return Embedder(workspace.embedding_model_path)
+    A value that names nothing this install can run (a missing folder, a folder that holds no model, the
+    torch encoder without the torch extra) is a :class:`ConfigError` naming the key, raised here - when a
+    server starts or a command begins - rather than an internal error on every search.
+    """
+    from adapters.index.embedder import EncoderSpecError, encoder_for
+
+    try:
+        return encoder_for(workspace.config.embedding_model, workspace.root)
+    except EncoderSpecError as exc:
+        raise ConfigError(
+            f"{CONFIG_RELPATH}: embedding_model: {exc}", key="embedding_model", file=str(CONFIG_RELPATH)
+        ) from None
 
 
 def index_settings(workspace: Workspace, env: Mapping[str, str] | None = None) -> IndexSettings:

@@ -4,7 +4,8 @@ Public API::
 
     from adapters.index import Embedder, HybridIndex, IndexDoc
 
-    embedder = Embedder()                       # lazy: nothing heavy is imported until a text is embedded
+    embedder = Embedder()                       # the int8 ONNX MiniLM; lazy: nothing loads until a text is embedded
+    embedder = encoder_for(config_value, root)  # what ``embedding_model`` names (EncoderSpecError if nothing)
     index = HybridIndex.open(workspace / ".angelo", embedder)
     stats = index.sync(IndexDoc.from_node(n) for n in nodes)   # SyncStats(added, updated, removed, reembedded, reused)
     hits = index.search("why did net returns drop", limit=10, families={"memory", "zk"}, projects=["research"])
@@ -19,11 +20,21 @@ Public API::
 - The cache (``<cache_dir>/index-<name>.sqlite3``) is derived and disposable: content-hash keyed, safe for
   concurrent processes, rebuilt when missing or corrupt; an unusable cache directory means an in-memory index.
 
-Importing this package never imports torch or sentence-transformers; only embedding does.
+Importing this package never imports torch, sentence-transformers or onnxruntime; only embedding does, and
+the default encoder never imports torch at all. ``embedder.model_id`` is the encoder's identity: the index
+records it with every vector and re-embeds when it changes, so two encoders' vectors are never mixed.
 """
 
 from adapters.index.documents import ChannelHit, Hit, IndexDoc, SyncStats
-from adapters.index.embedder import DEFAULT_MODEL_ID, Embedder, TextEncoder
+from adapters.index.embedder import (
+    DEFAULT_MODEL_ID,
+    Embedder,
+    EncoderSpecError,
+    OnnxEmbedder,
+    SentenceTransformerEmbedder,
+    TextEncoder,
+    encoder_for,
+)
 from adapters.index.fusion import RRF_K
 from adapters.index.hybrid import HybridIndex
 
@@ -32,9 +43,13 @@ __all__ = [
     "RRF_K",
     "ChannelHit",
     "Embedder",
+    "EncoderSpecError",
     "Hit",
     "HybridIndex",
     "IndexDoc",
+    "OnnxEmbedder",
+    "SentenceTransformerEmbedder",
     "SyncStats",
     "TextEncoder",
+    "encoder_for",
 ]

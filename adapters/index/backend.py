@@ -52,6 +52,9 @@ class RetrievalStore(Protocol):
 
     def generation(self) -> int: ...
 
+    def encoder(self) -> str | None:
+        """Identity of the encoder the last sync ran with (None for an index never synced)."""
+
     def snapshot(self, model_id: str) -> Snapshot:
         """The rows and the vector keys this index already holds for ``model_id``."""
 

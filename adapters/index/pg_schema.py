@@ -1,7 +1,7 @@
 """The PostgreSQL schema of the shared index, created once per database under an advisory lock.
 
 - ``synapse_workspaces``: one row per workspace key with its ``generation``
-  counter; a sync locks its workspace's row (``FOR UPDATE``), so writers of one
+  counter and the encoder identity its last sync used; a sync locks its workspace's row (``FOR UPDATE``), so writers of one
   workspace queue while other workspaces proceed.
 - ``synapse_vectors``: the content-addressed vector cache shared by every
   workspace, unique on (encoder id, content hash): a text any client embedded
@@ -26,7 +26,8 @@ TEXT_CONFIG = "english"
 
 STATEMENTS = (
     "CREATE TABLE IF NOT EXISTS synapse_meta(key text PRIMARY KEY, value text NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS synapse_workspaces(workspace text PRIMARY KEY, generation bigint NOT NULL DEFAULT 0)",
+    """CREATE TABLE IF NOT EXISTS synapse_workspaces(
+        workspace text PRIMARY KEY, generation bigint NOT NULL DEFAULT 0, encoder text)""",
     f"""CREATE TABLE IF NOT EXISTS synapse_vectors(
         encoder text NOT NULL,
         content_hash text NOT NULL,

@@ -71,6 +71,13 @@ class PgStore:
         with self._cursor("read the generation") as conn:
             return _generation(conn, self.workspace)
 
+    def encoder(self) -> str | None:
+        with self._cursor("read the encoder identity") as conn:
+            row = conn.execute(
+                "SELECT encoder FROM synapse_workspaces WHERE workspace = %s", (self.workspace,)
+            ).fetchone()
+            return None if row is None or row[0] is None else str(row[0])
+
     def count(self) -> int:
         with self._cursor("count") as conn:
             row = conn.execute("SELECT count(*) FROM synapse_docs WHERE workspace = %s", (self.workspace,)).fetchone()
@@ -136,8 +143,8 @@ class PgStore:
                 if upserts and pg_channels.upsert_docs(conn, self.workspace, upserts, model_id) != len(upserts):
                     raise _Refused  # a vector the snapshot promised is gone: recompute
                 conn.execute(
-                    "UPDATE synapse_workspaces SET generation = %s WHERE workspace = %s",
-                    (expected_generation + 1, self.workspace),
+                    "UPDATE synapse_workspaces SET generation = %s, encoder = %s WHERE workspace = %s",
+                    (expected_generation + 1, model_id, self.workspace),
                 )
         except _Refused:
             return False

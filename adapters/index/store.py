@@ -2,8 +2,11 @@
 
 Only this package touches SQLite. The file holds the docs, an external-content
 FTS5 table over their id segment, title and text (kept in step by triggers),
-and the vectors as float32 blobs keyed by content (hash of model id + embedded
-text), so a vector survives renames and is shared by identical texts.
+and the vectors as float32 blobs keyed by content (hash of encoder id + embedded
+text), so a vector survives renames and is shared by identical texts. Each
+vector row names its encoder and ``meta.encoder`` the one the last sync used:
+vectors are read back only for the current encoder, so a switch re-embeds and
+two encoders' vectors never meet in one ranking.
 
 It is a cache, never a source of truth: a missing, foreign, outdated or corrupt
 file is deleted and rebuilt, and an unwritable cache directory falls back to an
@@ -119,6 +122,11 @@ class Store:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return int(row[0]) if row else 0
 
+    def encoder(self) -> str | None:
+        """Identity of the encoder the last sync ran with (None for a cache never synced)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'encoder'").fetchone()
+        return str(row[0]) if row else None
+
     def snapshot(self) -> Snapshot:
         with self._read():
             rows = {a: (h, k) for a, h, k in self.conn.execute("SELECT address, row_hash, vec_key FROM docs")}
@@ -158,10 +166,9 @@ class Store:
             )
             if removals or upserts:
                 conn.execute("DELETE FROM vectors WHERE key NOT IN (SELECT vec_key FROM docs)")
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES ('generation', ?)"
-                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (str(expected_generation + 1),),
+            conn.executemany(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (("generation", str(expected_generation + 1)), ("encoder", model_id)),
             )
             conn.execute("COMMIT")
         except BaseException:

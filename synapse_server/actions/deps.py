@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 
 WRITE_FREE_ENV = "SYNAPSE_WRITE_FREE"
 _TRUE = frozenset({"1", "true", "yes", "on"})
+_INJECTED = object()
+"""Marks an encoder handed in by the caller (tests, benchmarks): kept whatever the config says."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class Deps:
     def __init__(self, settings: ServerSettings, *, embedder: TextEncoder | None = None) -> None:
         self.settings = settings
         self._embedder = embedder
+        self._embedder_spec: object = _INJECTED if embedder is not None else None
         self.lock = threading.RLock()
         """Serialises store and index use: actions run on worker threads, the index is one SQLite connection."""
         self._loaded: _Loaded | None = None
@@ -78,9 +81,12 @@ class Deps:
 
     @property
     def embedder(self) -> TextEncoder:
+        """The encoder the config names; a changed ``embedding_model`` gives a new one (the index re-embeds)."""
         with self.lock:
-            if self._embedder is None:
+            spec = self.workspace().config.embedding_model
+            if self._embedder is None or (self._embedder_spec is not _INJECTED and self._embedder_spec != spec):
                 self._embedder = make_embedder(self.workspace())
+                self._embedder_spec = spec
             return self._embedder
 
     def workspace(self) -> Workspace:

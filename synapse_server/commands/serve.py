@@ -20,7 +20,7 @@ from synapse_server.actions.deps import WRITE_FREE_ENV, Deps, ServerSettings
 from synapse_server.config import find_workspace, load_workspace
 from synapse_server.models import model_spec_from, parse_model_spec
 from synapse_server.models.spec import ENV_VAR as MODEL_ENV
-from synapse_server.stores import FAMILIES, index_settings, open_workspace_index
+from synapse_server.stores import FAMILIES, index_settings, make_embedder, open_workspace_index
 
 INDEX_FILE = "index-default.sqlite3"
 
@@ -48,6 +48,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.root) if args.root else find_workspace(Path.cwd())
     workspace = load_workspace(root)
+    make_embedder(workspace)  # a bad embedding_model is a config_error now, not on every search
     if args.model is not None:
         parse_model_spec(args.model)
     settings = ServerSettings.from_environment(workspace.root, write_free=args.write_free, model=args.model)
@@ -89,6 +90,10 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
                 "failures": [failure.detail for failure in stores.failures],
             },
             "model": {"spec": spec, "source": source},
+            "embedding": {
+                "spec": workspace.config.embedding_model or "minilm-onnx",
+                "encoder": deps.embedder.model_id,
+            },
             "index": {
                 "cache": backend.describe() if shared else _relative(cache, workspace.root),
                 "present": bool(docs) if shared else cache.exists(),
@@ -116,6 +121,7 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         f"diagnostics: {stores['diagnostics']} (see: synapse lint)",
         *(f"store failure: {detail}" for detail in stores["failures"]),
         f"model: {report['model']['spec']} (from {report['model']['source']})",
+        f"embedding: {report['embedding']['spec']} (encoder {report['embedding']['encoder']})",
         f"index cache: {index['cache']}: {state}",
     ]
 
