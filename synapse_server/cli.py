@@ -19,7 +19,7 @@ from synapse_server.errors import SynapseError
 
 COMMANDS = (
     "init", "lint", "navigate", "serve", "search", "get", "build", "connections",
-    "matrix", "synthesize", "debate", "frame", "eval",
+    "matrix", "synthesize", "debate", "frame", "eval", "index",
 )  # fmt: skip
 """Subcommand modules, in help order."""
 
