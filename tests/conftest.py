@@ -64,3 +64,22 @@ def postgres_dsn() -> Iterator[str]:
 def pg_workspace() -> str:
     """A workspace key no other test uses: rows of one test never meet another's in the shared database."""
     return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def index_backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """``SYNAPSE_TEST_INDEX_BACKEND=postgres`` runs every workspace of the session on the PostgreSQL backend.
+
+    It starts the bundled server and sets ``SYNAPSE_INDEX_DSN`` for the session, so in-process stores, the CLI
+    and stdio servers started by tests all search through PostgreSQL; each temporary workspace gets its own key.
+    """
+    backend = os.environ.get("SYNAPSE_TEST_INDEX_BACKEND", "sqlite").strip() or "sqlite"
+    if backend not in ("sqlite", "postgres"):
+        raise pytest.UsageError(f"SYNAPSE_TEST_INDEX_BACKEND must be sqlite or postgres, not {backend!r}")
+    if backend == "sqlite":
+        yield backend
+        return
+    dsn = request.getfixturevalue("postgres_dsn")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SYNAPSE_INDEX_DSN", dsn)
+        yield backend

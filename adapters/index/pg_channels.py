@@ -25,7 +25,8 @@ from adapters.index.pg_schema import TEXT_CONFIG
 
 WEIGHTS = "{0, 0.1667, 0.3333, 1}"
 """ts_rank weights for D, C (address id), B (text), A (title): the FTS5 channel's 0.5 / 1 / 3 scaled to <= 1."""
-EF_SEARCH_FLOOR = 100
+EF_SEARCH = 100
+"""HNSW candidate list per query (pgvector's default is 40): at least twice the 50 candidates fusion asks for."""
 _HEADLINE = f'StartSel="", StopSel="", MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS // 2}, ShortWord=2'
 
 
@@ -92,14 +93,17 @@ def nearest(
     if exclude is not None:
         where += " AND d.address <> %s"
         params.append(exclude)
-    with conn.transaction():
-        conn.execute(f"SET LOCAL hnsw.ef_search = {max(EF_SEARCH_FLOOR, 2 * int(limit))}")
-        conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-        rows = conn.execute(
-            "SELECT d.address, 1 - (d.embedding <=> %s) FROM synapse_docs d"
-            f" WHERE d.workspace = %s AND d.encoder = %s{where} ORDER BY d.embedding <=> %s LIMIT %s",
-            (vector, workspace, model_id, *params, vector, limit),
-        ).fetchall()
+    sql = (
+        "SELECT d.address, 1 - (d.embedding <=> %s) FROM synapse_docs d"
+        f" WHERE d.workspace = %s AND d.encoder = %s{where} ORDER BY d.embedding <=> %s LIMIT %s"
+    )
+    args = (vector, workspace, model_id, *params, vector, limit)
+    if 2 * limit <= EF_SEARCH:
+        rows = conn.execute(sql, args).fetchall()
+    else:  # a deep request widens the candidate list for this query only
+        with conn.transaction():
+            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, 2 * int(limit))}")
+            rows = conn.execute(sql, args).fetchall()
     ordered = sorted(((float(s), a) for a, s in rows), key=lambda item: (-item[0], item[1]))
     return [ChannelHit(address=a, rank=i, score=s) for i, (s, a) in enumerate(ordered, start=1)]
 

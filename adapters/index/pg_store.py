@@ -32,6 +32,8 @@ from adapters.index.store import Snapshot
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 10
+ANALYZE_AFTER = 1000
+"""A sync that changed this many rows refreshes the planner's statistics (the first big build needs it)."""
 
 
 class _Refused(Exception):
@@ -148,6 +150,9 @@ class PgStore:
                 )
         except _Refused:
             return False
+        if len(upserts) + len(removals) >= ANALYZE_AFTER:
+            with self._cursor("refresh planner statistics") as conn:
+                conn.execute("ANALYZE synapse_docs")  # so the planner picks the HNSW index once the table is big
         return True
 
     def describe(self, addresses: Sequence[str], chars: int) -> Described:
@@ -214,6 +219,10 @@ def _open(dsn: str) -> Any:
         conn = psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
         try:
             conn.execute("SET client_min_messages = warning")  # no NOTICE (stopword-only queries) in logs
+            # Session-wide, so a meaning query is one round trip: a filtered HNSW scan keeps going (in distance
+            # order) until it has ``limit`` rows that pass, instead of returning fewer.
+            conn.execute("SET hnsw.iterative_scan = strict_order")
+            conn.execute(f"SET hnsw.ef_search = {pg_channels.EF_SEARCH}")
             ensure_schema(conn)
             register_vector(conn)
         except BaseException:

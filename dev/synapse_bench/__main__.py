@@ -10,6 +10,7 @@ corpus. Arguments after the subcommand go to that harness unchanged.
     project     a user's own question set against their workspace (project_eval.py)
     perf        the performance report: every figure, baselines as ratios; writes REPORT.md and latency.png (report.py)
     parse       MemDSL parse/serialize throughput (parse_bench.py)
+    pg          the PostgreSQL + pgvector index beside SQLite; --write-report updates its REPORT.md section (pg_bench.py)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ HARNESSES = {
     "project": "dev.synapse_bench.project_eval",
     "perf": "dev.synapse_bench.report",
     "parse": "dev.synapse_bench.parse_bench",
+    "pg": "dev.synapse_bench.pg_bench",
 }
 
 
