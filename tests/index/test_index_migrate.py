@@ -52,6 +52,12 @@ def test_migrate_copies_the_index_without_an_encoder_and_a_second_clone_embeds_n
     assert report["copied"] == len(stores.nodes) and report["embedded"] == 0
     assert postgres_dsn not in done.stdout + done.stderr
 
+    checked = _cli("-m", "synapse_server", "serve", "--root", str(first), "--check", "--json", dsn=postgres_dsn)
+    assert checked.returncode == 0, checked.stderr
+    shown = json.loads(checked.stdout)["index"]
+    assert shown["cache"].startswith("postgres (workspace ") and shown["docs"] == len(stores.nodes)
+    assert shown["complete"] and postgres_dsn not in checked.stdout
+
     monkeypatch.setenv("SYNAPSE_INDEX_DSN", postgres_dsn)
     counter = CountingEncoder(embedder)
     with Stores.load(load_workspace(first)).open_index(counter) as index:
