@@ -283,13 +283,14 @@ def markdown(results: list[dict[str, Any]]) -> str:
     lines.append("")
     for r in results:
         p, s, c = r["postgres"], r["second_process"], r["second_clone"]
+        loaded = "" if r.get("stand_in") else f", model loaded by the sync: {s['model_loaded_by_sync']}"
         lines += [
             f"- {r['nodes']:,} nodes, {'stand-in hashed vectors (not MiniLM)' if r.get('stand_in') else 'MiniLM'}:"
             f" embedding every text once took {r['embed_s']:.0f} s"
             f" ({r['embed_texts_per_s']:.0f} texts/s, {r['encoder']}); `index migrate` copied {p['migrated_rows']:,}"
             f" rows in {p['migrate_s']:.1f} s with no encoder.",
             f"- A second process on the same workspace: open + sync {s['open_sync_s']:.2f} s, embedded"
-            f" {s['reembedded']}, model loaded by the sync: {s['model_loaded_by_sync']}; its first fused search"
+            f" {s['reembedded']}{loaded}; its first fused search"
             f" (loads the encoder for the query) {s['first_fused_s']:.2f} s.",
             f"- A second clone (own workspace key) on the same database: wrote {c['added']:,} rows in"
             f" {c['open_sync_s']:.1f} s, embedded {c['reembedded']}; first fused search {c['first_fused_s']:.2f} s.",
