@@ -20,7 +20,7 @@ from synapse_server.errors import SynapseError
 
 COMMANDS = (
     "init", "lint", "navigate", "serve", "search", "get", "build", "connections",
-    "matrix", "synthesize", "debate", "frame", "eval", "dashboard",
+    "matrix", "synthesize", "debate", "frame", "eval", "dashboard", "index",
 )  # fmt: skip
 """Subcommand modules, in help order."""
 

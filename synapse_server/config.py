@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -52,6 +52,18 @@ class NavigateConfig(_Strict):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+class IndexConfig(_Strict):
+    backend: Literal["sqlite", "postgres"] = Field(
+        "sqlite", description="Where the derived index lives: the embedded SQLite file, or a shared PostgreSQL."
+    )
+    dsn: str | None = Field(
+        None, description="PostgreSQL connection string (env SYNAPSE_INDEX_DSN wins); never echoed."
+    )
+    workspace: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Key scoping this workspace's rows."
+    )
+
+
 class Config(_Strict):
     projects: list[str] | None = Field(
         None, description="Intersecting zettelkasten projects; None = every local project."
@@ -74,6 +86,7 @@ class Config(_Strict):
     )
     write_free: bool = False
     navigate: NavigateConfig = NavigateConfig()
+    index: IndexConfig = IndexConfig()
 
     @field_validator("federation")
     @classmethod

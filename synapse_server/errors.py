@@ -56,3 +56,9 @@ class WriteRefused(SynapseError):
 
     kind = "write_refused"
     exit_code = 2
+
+
+class IndexUnavailable(SynapseError):
+    """The shared index database cannot be reached or refused an operation; the message never holds the DSN."""
+
+    kind = "index_unavailable"

@@ -9,7 +9,9 @@ that navigation shows as a gap, never a failed call.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +24,13 @@ from adapters.resolvers import Resolvers, workspace_resolvers
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
 from synapse_server.config import CONFIG_RELPATH, Workspace
-from synapse_server.errors import ConfigError
+from synapse_server.errors import ConfigError, IndexUnavailable
 from synapse_server.sources import SourceLoader, code_exclusions, collisions, source_loaders
 
 if TYPE_CHECKING:
     from adapters.index import HybridIndex
     from adapters.index.embedder import TextEncoder
+    from adapters.index.settings import IndexSettings
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,34 @@ def make_embedder(workspace: Workspace, *, check: bool = False) -> TextEncoder:
         if check and isinstance(encoder, OnnxEmbedder):
             encoder.load()  # a configured ONNX folder loads in well under a second: prove it works at start
     return encoder
+
+
+def index_settings(workspace: Workspace, env: Mapping[str, str] | None = None) -> IndexSettings:
+    """The index backend: ``SYNAPSE_INDEX_DSN`` (PostgreSQL) wins over ``index:`` in the config.
+
+    The default workspace key is the code name plus a digest of the workspace folder, so two clones keep
+    their own rows (each answers from its own files) while sharing the database's vector cache.
+    """
+    from adapters.index.settings import DSN_ENV, IndexSettings
+
+    env = os.environ if env is None else env
+    config = workspace.config.index
+    dsn = env.get(DSN_ENV, "").strip() or config.dsn
+    backend = "postgres" if env.get(DSN_ENV, "").strip() else config.backend
+    digest = hashlib.blake2b(os.fsencode(workspace.root), digest_size=4).hexdigest()
+    key = config.workspace or f"{workspace.code_name[:48]}-{digest}"
+    return IndexSettings(backend=backend, dsn=dsn, workspace=key)
+
+
+def open_workspace_index(workspace: Workspace, embedder: TextEncoder, cache_dir: Path | None = None) -> HybridIndex:
+    """Open the workspace's index on its configured backend; an unreachable database is a typed error."""
+    from adapters.index import HybridIndex
+    from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
+
+    try:
+        return HybridIndex.open(cache_dir or workspace.cache_dir, embedder, settings=index_settings(workspace))
+    except BackendUnavailable as exc:
+        raise IndexUnavailable(exc.message) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,10 +172,15 @@ class Stores:
 
     def open_index(self, embedder: TextEncoder, cache_dir: Path | None = None) -> HybridIndex:
         """Open the derived index under the cache dir and bring it up to date (content-hash keyed)."""
-        from adapters.index import HybridIndex, IndexDoc
+        from adapters.index import IndexDoc
+        from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
 
-        index = HybridIndex.open(cache_dir or self.workspace.cache_dir, embedder)
-        index.sync(IndexDoc.from_node(n) for n in self.nodes.values())
+        index = open_workspace_index(self.workspace, embedder, cache_dir)
+        try:
+            index.sync(IndexDoc.from_node(n) for n in self.nodes.values())
+        except BackendUnavailable as exc:
+            index.close()
+            raise IndexUnavailable(exc.message) from None
         return index
 
 

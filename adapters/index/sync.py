@@ -12,6 +12,11 @@ writer stops, the pipeline drains, and the sync re-diffs against the winner's
 state, keeping every vector it has computed. Committing per chunk also keeps
 the work of an interrupted build: a chunk already handed to the writer is
 committed before the interruption propagates.
+
+A store shared by many clients (``atomic_sync``: PostgreSQL) must never show a
+half-written sync, so there the writer commits each chunk's *vectors* only, and
+every row of the sync in one final transaction. Vectors another workspace or an
+earlier interrupted sync already stored (``known_vectors``) are never computed.
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from adapters.index.backend import RetrievalStore
 from adapters.index.documents import IndexDoc, SyncStats
 from adapters.index.encoder_base import TextEncoder
-from adapters.index.store import Snapshot, Store
+from adapters.index.store import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +41,8 @@ QUEUE_DEPTH = 2
 """Chunks waiting for the writer: enough to keep the encoder busy, few enough to bound memory."""
 
 Upsert = tuple[IndexDoc, str, str]  # doc, row hash, vector key
+_FINAL: list[Upsert] = []
+"""Marker for the one commit of every held row (``atomic_sync`` stores); compared by identity."""
 
 
 @dataclass
@@ -65,7 +73,7 @@ class _Writer:
     (a rebuild after corruption), which a writer thread would wait on forever.
     """
 
-    store: Store
+    store: RetrievalStore
     lock: threading.RLock
     generation: int
     model_id: str
@@ -74,6 +82,8 @@ class _Writer:
     threaded: bool = True
     raced: bool = False
     error: BaseException | None = None
+    _held_upserts: list[Upsert] = field(default_factory=list)
+    _held_removals: list[str] = field(default_factory=list)
     _queue: queue.Queue[tuple[list[Upsert], list[str], dict[str, np.ndarray]] | None] = field(
         default_factory=lambda: queue.Queue(QUEUE_DEPTH)
     )
@@ -90,6 +100,8 @@ class _Writer:
     def put(self, upserts: list[Upsert], removals: list[str], vectors: dict[str, np.ndarray]) -> None:
         if self.stopped:
             return
+        if upserts is not _FINAL:
+            upserts = list(upserts)  # never the marker itself
         if self.threaded:
             self._queue.put((upserts, removals, vectors))
         else:
@@ -97,8 +109,14 @@ class _Writer:
             if self.error is not None:
                 raise self.error
 
-    def finish(self) -> None:
-        """Wait until every chunk handed over is committed (or the writer stopped), then re-raise its error."""
+    def finish(self, *, complete: bool = True) -> None:
+        """Wait until every chunk handed over is committed (or the writer stopped), then re-raise its error.
+
+        ``complete`` False (the sync was interrupted): an ``atomic_sync`` store keeps its vectors but gets no
+        rows, so no reader ever sees part of this sync.
+        """
+        if self.store.atomic_sync and complete:
+            self.put(_FINAL, [], {})
         if self.threaded:
             self._queue.put(None)
             self._thread.join()
@@ -111,6 +129,18 @@ class _Writer:
                 self._commit(*item)
 
     def _commit(self, upserts: list[Upsert], removals: list[str], vectors: dict[str, np.ndarray]) -> None:
+        if self.store.atomic_sync and upserts is not _FINAL:
+            try:  # a shared store shows no row of this sync until the final commit; keep the vectors meanwhile
+                if vectors:
+                    with self.lock:
+                        self.store.put_vectors(vectors, self.model_id)
+            except BaseException as exc:
+                self.error = exc
+            self._held_upserts.extend(upserts)
+            self._held_removals.extend(removals)
+            return
+        if upserts is _FINAL:
+            upserts, removals, vectors = self._held_upserts, self._held_removals, {}
         try:
             with self.lock:
                 applied = self.store.apply(self.generation, upserts, removals, vectors, self.model_id)
@@ -128,7 +158,7 @@ class _Writer:
 
 
 def sync(
-    store: Store,
+    store: RetrievalStore,
     lock: threading.RLock,
     encoder: TextEncoder,
     docs: dict[str, IndexDoc],
@@ -145,16 +175,24 @@ def sync(
     races = 0
     while True:
         with lock:
-            snap = store.snapshot()
+            snap = store.snapshot(model_id)
         plan = _plan(snap, docs, hashes, keys, model_id)
+        unknown = [key for key in plan.missing if key not in computed]
+        if unknown:
+            with lock:  # another workspace (or an interrupted sync) may already have embedded them
+                found = store.known_vectors(unknown, model_id)
+            snap = Snapshot(snap.generation, snap.rows, snap.vector_keys | found)
+            plan.missing = {k: d for k, d in plan.missing.items() if k not in found}
         if plan.empty:
             reembedded = sum(1 for a in hashes if snap.rows[a][1] in computed)
             return SyncStats(counts.added, counts.updated, counts.removed, reembedded, len(hashes) - reembedded)
         writer = _Writer(store, lock, snap.generation, model_id, set(snap.rows), counts, threaded)
         try:
             _pipeline(plan, snap, encoder, computed, writer, embed_chunk)
-        finally:
-            writer.finish()
+        except BaseException:
+            writer.finish(complete=False)
+            raise
+        writer.finish()
         if writer.raced:
             races += 1
             if races >= ATTEMPTS:

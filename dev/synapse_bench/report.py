@@ -32,6 +32,7 @@ from typing import Any
 
 from dev.synapse_bench.baselines.compare import CONTENDERS, RATIO_LABELS
 from dev.synapse_bench.baselines.peer import DEFAULT_SPEC
+from dev.synapse_bench.pg_bench import keep_section
 from dev.synapse_bench.report_format import fmt, table
 from dev.synapse_bench.report_serving import mcp_section, targets_section
 from dev.synapse_bench.synthetic import parse_size
@@ -489,7 +490,9 @@ def main(argv: list[str] | None = None) -> int:
         (workdir / "report.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
         print(f"[perf report] raw figures: {workdir / 'report.json'}", file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "REPORT.md").write_text(markdown(figures), encoding="utf-8")
+    report = args.out / "REPORT.md"
+    previous = report.read_text(encoding="utf-8") if report.exists() else ""
+    report.write_text(keep_section(previous, markdown(figures)), encoding="utf-8")  # pg_bench's section stays
     plot(figures, args.out / "latency.png")
     print(f"wrote {args.out / 'REPORT.md'} and {args.out / 'latency.png'}")
     return 0

@@ -23,7 +23,7 @@ from synapse_server.lint import lint_workspace
 from synapse_server.models import model_spec_origin, parse_model_spec
 from synapse_server.models.spec import ENV_VAR as MODEL_ENV
 from synapse_server.models.spec import TRUST_ENV
-from synapse_server.stores import FAMILIES, make_embedder
+from synapse_server.stores import FAMILIES, index_settings, make_embedder, open_workspace_index
 
 INDEX_FILE = "index-default.sqlite3"
 log = logging.getLogger(__name__)
@@ -80,7 +80,9 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
         counts = Counter(node.family for node in stores.nodes.values())
         origin = model_spec_origin(workspace.config.model, os.environ, settings.model)
         cache = workspace.cache_dir / INDEX_FILE
-        docs = _indexed_docs(deps) if cache.exists() else None
+        backend = index_settings(workspace)
+        shared = backend.backend == "postgres"
+        docs = _indexed_docs(deps) if shared or cache.exists() else None
         lint = lint_workspace(workspace)  # the same findings and counts `synapse lint` prints
         return {
             "workspace": str(workspace.root),
@@ -101,8 +103,8 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
                 "encoder": deps.embedder.model_id,
             },
             "index": {
-                "cache": _relative(cache, workspace.root),
-                "present": cache.exists(),
+                "cache": backend.describe() if shared else _relative(cache, workspace.root),
+                "present": bool(docs) if shared else cache.exists(),
                 "docs": docs,
                 "nodes": len(stores.nodes),
                 "complete": docs == len(stores.nodes),
@@ -145,9 +147,7 @@ def _model_line(model: dict[str, Any]) -> str:
 
 def _indexed_docs(deps: Deps) -> int:
     """Count the cached docs; opening an existing cache loads no model (the embedder is lazy)."""
-    from adapters.index import HybridIndex
-
-    with HybridIndex.open(deps.workspace().cache_dir, deps.embedder) as index:
+    with open_workspace_index(deps.workspace(), deps.embedder) as index:
         return len(index)
 
 

@@ -202,3 +202,10 @@ def generated_docs(n: int, salt: str = "") -> list[IndexDoc]:
         )
         for i in range(n)
     ]
+
+
+class WideHashEncoder(HashEncoder):
+    """The same stand-in at 384 dimensions, the width the PostgreSQL backend's vector column holds."""
+
+    model_id = "test/hash-bag-of-words-384"
+    dimension = 384

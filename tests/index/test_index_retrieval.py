@@ -1,19 +1,31 @@
-"""Hybrid retrieval over a small labelled trading-research corpus, with the real MiniLM model."""
+"""Hybrid retrieval over a small labelled trading-research corpus, with the real MiniLM model.
+
+Every test runs against both backends: the embedded SQLite store and a real PostgreSQL + pgvector server.
+"""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import pytest
 from index_corpus import DOCS, KEYWORD_ONLY, LABELLED, MEANING_ONLY
 
 from adapters.index import Embedder, HybridIndex
+from adapters.index.settings import IndexSettings
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[HybridIndex]:
-    """Built once for the module: every test here only reads."""
-    with HybridIndex.open(tmp_path_factory.mktemp("retrieval") / ".angelo", embedder) as built:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def index(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
+) -> Iterator[HybridIndex]:
+    """Built once per backend for the module: every test here only reads."""
+    settings = None
+    if request.param == "postgres":
+        dsn = request.getfixturevalue("postgres_dsn")
+        settings = IndexSettings("postgres", dsn, f"retrieval-{uuid.uuid4().hex[:8]}")
+    cache = tmp_path_factory.mktemp("retrieval") / ".angelo"
+    with HybridIndex.open(cache, embedder, settings=settings) as built:
         built.sync(DOCS)
         yield built
 

@@ -94,8 +94,8 @@ def test_budgets_and_one_advisory_focus_line_are_stated_in_words() -> None:
     text = prompt()
     assert "about 1234 tokens (roughly 925 words) left" in text and "2 expand/join round(s) left" in text
     assert text.count("(advisory)") == 1
-    assert "worth a ground or expand (advisory): n1, n3" in text
-    assert "worth a ground or expand (advisory): (none)" in prompt(focus=[])
+    assert "worth ground/expand (advisory): n1, n3" in text
+    assert "worth ground/expand (advisory): (none)" in prompt(focus=[])
 
 
 def test_a_renavigation_note_is_its_own_section_and_names_each_failing_claim() -> None:

@@ -1,0 +1,104 @@
+"""The embedded retrieval store: one SQLite file, FTS5 for keywords, an exact numpy scan for meaning.
+
+This is the default backend and needs nothing but the standard library and
+numpy. :class:`EmbeddedStore` adds the ranking half of the
+:class:`~adapters.index.backend.RetrievalStore` interface to the cache file of
+:mod:`adapters.index.store`: the keyword channel runs inside SQLite, the
+vectors are loaded into one matrix that is reloaded whenever any process has
+committed a sync since (the ``generation`` counter says so).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from adapters.index import lexical as lexical_channel
+from adapters.index.backend import Filters
+from adapters.index.documents import ChannelHit
+from adapters.index.semantic import VectorMatrix
+from adapters.index.store import Snapshot, Store, is_corruption
+
+
+class EmbeddedStore(Store):
+    """SQLite FTS5 + numpy: a sync's chunks commit one by one (an interrupted cold build keeps its work)."""
+
+    atomic_sync = False
+
+    def __init__(self, path: Path | None) -> None:
+        super().__init__(path)
+        self._matrix: VectorMatrix | None = None
+        self._matrix_key: tuple[int, str] | None = None
+
+    def reset(self) -> None:
+        super().reset()
+        self._matrix = None
+
+    def close(self) -> None:
+        super().close()
+        self._matrix = None
+
+    def snapshot(self, model_id: str = "") -> Snapshot:
+        return super().snapshot()
+
+    def known_vectors(self, keys: Collection[str], model_id: str) -> set[str]:
+        return set()  # the snapshot already lists every stored key
+
+    def put_vectors(self, vectors: Mapping[str, np.ndarray], model_id: str) -> None:
+        raise NotImplementedError("the embedded store commits vectors together with their rows")
+
+    def lexical(self, query: str, limit: int, filters: Filters) -> list[ChannelHit]:
+        where, params = filter_sql(filters)
+        return lexical_channel.search(self.conn, query, limit, where, params)
+
+    def semantic(
+        self, encode: Callable[[], np.ndarray], limit: int, filters: Filters, model_id: str
+    ) -> list[ChannelHit]:
+        matrix = self._current_matrix(model_id)
+        if len(matrix) == 0:
+            return []
+        mask = matrix.mask(filters.families, filters.projects, filters.types)
+        if mask is not None and not mask.any():
+            return []
+        return matrix.top(encode(), limit, mask)
+
+    def similar(self, address: str, limit: int, filters: Filters, model_id: str) -> list[ChannelHit]:
+        matrix = self._current_matrix(model_id)
+        row = matrix.row_of(address)
+        if row is None:
+            return []
+        mask = matrix.mask(filters.families, filters.projects, filters.types)
+        mask = np.ones(len(matrix), dtype=bool) if mask is None else mask.copy()
+        mask[row] = False
+        return matrix.top(matrix.vectors[row], limit, mask)
+
+    def is_corruption(self, error: BaseException) -> bool:
+        return isinstance(error, sqlite3.DatabaseError) and is_corruption(error)
+
+    def _current_matrix(self, model_id: str) -> VectorMatrix:
+        """The in-memory vectors, reloaded whenever any process has committed a sync since the last load."""
+        generation = self.generation()
+        if self._matrix is None or self._matrix_key != (generation, model_id):
+            loaded, self._matrix = self.load_matrix(model_id)
+            self._matrix_key = (loaded, model_id)
+        return self._matrix
+
+
+def filter_sql(filters: Filters) -> tuple[str, list[object]]:
+    """An SQL condition over the ``docs`` alias ``d`` (fixed column names; values bound as parameters)."""
+    clauses: list[str] = []
+    params: list[object] = []
+    for column, values in (("family", filters.families), ("type", filters.types)):
+        if values is not None:
+            items = sorted(set(values))
+            clauses.append(f"d.{column} IN ({', '.join('?' * len(items))})" if items else "0")
+            params.extend(items)
+    if filters.projects is not None:
+        items = sorted(set(filters.projects))
+        inner = f" OR d.project IN ({', '.join('?' * len(items))})" if items else ""
+        clauses.append(f"(d.family != 'zk'{inner})")
+        params.extend(items)
+    return " AND ".join(clauses), params
