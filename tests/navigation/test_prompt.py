@@ -92,7 +92,7 @@ def test_a_multi_line_question_cannot_forge_the_envelope_section() -> None:
 
 def test_budgets_and_one_advisory_focus_line_are_stated_in_words() -> None:
     text = prompt()
-    assert "about 1234 tokens (roughly 925 words) left" in text and "2 expand/join round(s) left" in text
+    assert "~1234 tokens (~925 words) left" in text and "2 expand/join round(s) left" in text
     assert text.count("(advisory)") == 1
     assert "worth ground/expand (advisory): n1, n3" in text
     assert "worth ground/expand (advisory): (none)" in prompt(focus=[])
