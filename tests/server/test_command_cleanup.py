@@ -51,5 +51,8 @@ async def test_a_navigate_model_command_and_its_helper_die_however_the_turn_stop
             else:
                 server.process.send_signal(signal.SIGKILL)
                 await server.process.wait()
-            assert all_gone(running.pid, running.helper), f"the model command outlived the {stop}"
+            # Under load the SIGKILL path has once taken over 30 s (the turn hears of the server's death only
+            # through its socket); the bound is generous, the assertion is the same: nothing may survive.
+            bound = 120 if stop == "server-sigkill" else 30
+            assert all_gone(running.pid, running.helper, timeout_s=bound), f"the model command outlived the {stop}"
     assert wait_until(lambda: workers_for(warm_demo) == [], timeout_s=30)

@@ -72,7 +72,7 @@ def test_done_when_a_fresh_clone_with_only_adrs_answers_a_why_question_citing_me
     assert adopted.returncode == 0, adopted.stderr
     assert "adr    doc/adr  (5 decision records)" in adopted.stdout
     assert git(clone, "status", "--porcelain") == "?? .synapse/"  # nothing else in the repository changed
-    done = synapse("navigate", WHY_QUESTION, cwd=clone)
+    done = synapse("navigate", WHY_QUESTION, "--json", cwd=clone)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["verdict"] in ("answer", "abstain")
