@@ -75,8 +75,8 @@ def run(
     """Every question ``repeat`` times after one warm-up turn; per-stage and total p50/p95 in ms."""
     from synapse_server.config import load_workspace
     from synapse_server.navigation.request import NavigateRequest
-    from synapse_server.navigation.turn import navigate_turn
     from synapse_server.stores import Stores
+    from synapse_server.turn_inputs import navigate_turn
 
     start = time.perf_counter()
     stores = stores or Stores.load(load_workspace(root))

@@ -39,8 +39,8 @@ from dev.synapse_bench.canonical.oracle import compare, is_unsafe
 from dev.synapse_bench.canonical.runner import Outcome, from_result
 from synapse_server.config import load_workspace
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.navigation.turn import navigate_turn
 from synapse_server.stores import Stores, make_embedder
+from synapse_server.turn_inputs import navigate_turn
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder

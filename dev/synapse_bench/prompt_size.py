@@ -52,7 +52,7 @@ def measure(
 ) -> dict[str, Any]:
     """Prompt bytes per model call, nodes and envelope bytes per turn, and each turn's outcome."""
     from synapse_server.navigation.request import NavigateRequest
-    from synapse_server.navigation.turn import navigate_turn
+    from synapse_server.turn_inputs import navigate_turn
 
     sent: list[int] = []
     nodes: list[int] = []

@@ -23,9 +23,9 @@ from synapse_server.config import find_workspace, load_workspace
 from synapse_server.dispatch import result_payload
 from synapse_server.errors import InvalidInput
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.navigation.turn import navigate_turn
 from synapse_server.present.terminal_card import render_card
 from synapse_server.stores import make_embedder
+from synapse_server.turn_inputs import navigate_turn
 
 
 def register(subparsers: Any) -> None:

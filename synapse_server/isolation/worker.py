@@ -45,7 +45,7 @@ from synapse_server.isolation.protocol import MAX_LINE_BYTES, TEST_JOB_ENV, Prot
 
 log = logging.getLogger("synapse_server.worker")
 
-TURN_MODULE = "synapse_server.navigation.turn"
+TURN_MODULE = "synapse_server.turn_inputs"
 WARM_UP_TEXT = "Which decision set the volatility target, and what did the backtest measure?"
 _CONTROL_CHUNK = 64 * 1024
 
@@ -302,7 +302,7 @@ def _embedding_key(workspace: Any) -> str:
 
 def _turn_function() -> Callable[..., Any] | None:
     try:
-        from synapse_server.navigation import turn
+        from synapse_server import turn_inputs as turn
     except ModuleNotFoundError as exc:
         if exc.name != TURN_MODULE:
             raise

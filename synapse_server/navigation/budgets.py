@@ -9,10 +9,12 @@ domains are checked here, before any store or model work.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from synapse_server.config import NavigateConfig
+if TYPE_CHECKING:  # the engine reads the workspace's defaults as a value; loading the config is the edge's work
+    from synapse_server.config import NavigateConfig
 
 MAX_NODES_LIMIT = 10_000
 MAX_HOPS = 8

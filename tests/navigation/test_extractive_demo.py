@@ -11,8 +11,8 @@ from adapters.index import Embedder
 from synapse_server.config import load_workspace
 from synapse_server.demo import load_questions
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.navigation.turn import navigate_turn
 from synapse_server.stores import Stores
+from synapse_server.turn_inputs import navigate_turn
 from synapse_server.workspace_init import make_demo
 
 ANSWERED = [case for case in load_questions()["questions"] if case["expect"]["verdict"] == "answer"]

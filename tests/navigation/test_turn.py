@@ -19,8 +19,8 @@ from synapse_server.navigation.atoms import atomic_units
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import NavigateResult
-from synapse_server.navigation.turn import navigate_turn
 from synapse_server.stores import SourceFailure, Stores
+from synapse_server.turn_inputs import navigate_turn
 from synapse_server.workspace_init import make_demo
 
 QUESTIONS = load_questions()

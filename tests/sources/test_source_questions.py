@@ -16,7 +16,7 @@ from source_fixtures import adr_repo, commit_all, mem_files, mlflow_runs, vault_
 from adapters.index import Embedder
 from synapse_server.adopt import adopt
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.navigation.turn import navigate_turn
+from synapse_server.turn_inputs import navigate_turn
 
 pytest.importorskip("mlflow", reason="the mlflow dev dependency writes the mlruns fixture")
 

@@ -30,7 +30,7 @@ from synapse_server.models.base import Model
 from synapse_server.navigation.prompt import sections
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult
-from synapse_server.navigation.turn import navigate_turn
+from synapse_server.turn_inputs import navigate_turn
 
 log = logging.getLogger(__name__)
 _REPAIR_CODE = re.compile(r"\[([a-z0-9_]+\.[a-z0-9_]+)\]")

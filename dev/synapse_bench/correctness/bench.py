@@ -28,8 +28,8 @@ from synapse_server.config import load_workspace
 from synapse_server.models.extractive import ExtractiveModel
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.text import normalise_words
-from synapse_server.navigation.turn import navigate_turn
 from synapse_server.stores import Stores, make_embedder
+from synapse_server.turn_inputs import navigate_turn
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder
