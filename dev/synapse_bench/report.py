@@ -404,13 +404,22 @@ def _server(fig: dict[str, Any]) -> str:
 
 
 def _parse(fig: dict[str, Any]) -> str:
+    parsed = fig.get("parse") or []
     rows = [[f"{r['kind']} {r['size']}", fmt(r["bytes"]), fmt(r["parse_mb_s"], ".2f"), fmt(r["parse_per_s"], ",.0f"),
              fmt(r["serialize_mb_s"], ".2f"), fmt(r["serialize_per_s"], ",.0f")]
-            for r in fig.get("parse") or []]  # fmt: skip
-    if not rows:
+            for r in parsed if "size" in r]  # fmt: skip
+    scaling = [[r["body"], fmt(r["chars"]), fmt(r["ms"], ".1f"), "-" if r.get("ratio") is None else fmt(r["ratio"], ".2f")]
+               for r in parsed if r.get("kind") == "atomic_units"]  # fmt: skip
+    if not rows and not scaling:
         return ""
     header = ["artifact", "bytes", "parse MB/s", "parse /s", "serialize MB/s", "serialize /s"]
-    return f"## MemDSL wire protocol (parse_bench.py, best of 3 batches)\n\n{table(header, rows)}"
+    text = f"## MemDSL wire protocol (parse_bench.py, best of 3 batches)\n\n{table(header, rows)}"
+    if scaling:
+        text += (
+            "\n\n`atomic_units` on hostile bodies (time per call; ratio to the half-size row, about 2 when linear):\n\n"
+        )
+        text += table(["body", "chars", "ms", "ratio"], scaling)
+    return text
 
 
 def _missing(fig: dict[str, Any]) -> str:
