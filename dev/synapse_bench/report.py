@@ -33,7 +33,7 @@ from typing import Any
 from dev.synapse_bench.baselines.compare import CONTENDERS, RATIO_LABELS
 from dev.synapse_bench.baselines.peer import DEFAULT_SPEC
 from dev.synapse_bench.pg_bench import keep_section
-from dev.synapse_bench.report_format import fmt, table
+from dev.synapse_bench.report_format import fmt, parse_section, table
 from dev.synapse_bench.report_serving import mcp_section, targets_section
 from dev.synapse_bench.synthetic import parse_size
 
@@ -179,7 +179,7 @@ def pair(figures: dict[str, Any] | None, spec: str = ".2f") -> str:
 def markdown(fig: dict[str, Any]) -> str:
     """The whole report: every section whose figures exist, and what was not measured and why."""
     sections = [_head(fig), _headline(fig), targets_section(fig), _retrieval(fig), _side_by_side(fig), _peer(fig),
-                mcp_section(fig), _navigate(fig), _overlay(fig), _server(fig), _parse(fig), _missing(fig),
+                mcp_section(fig), _navigate(fig), _overlay(fig), _server(fig), parse_section(fig), _missing(fig),
                 _reproduce(fig)]  # fmt: skip
     return "\n\n".join(s for s in sections if s) + "\n"
 
@@ -401,25 +401,6 @@ def _server(fig: dict[str, Any]) -> str:
     return f"""## Server over real stdio (server_bench.py, demo workspace, warm index cache)
 
 {table(["figure", "value"], rows)}"""
-
-
-def _parse(fig: dict[str, Any]) -> str:
-    parsed = fig.get("parse") or []
-    rows = [[f"{r['kind']} {r['size']}", fmt(r["bytes"]), fmt(r["parse_mb_s"], ".2f"), fmt(r["parse_per_s"], ",.0f"),
-             fmt(r["serialize_mb_s"], ".2f"), fmt(r["serialize_per_s"], ",.0f")]
-            for r in parsed if "size" in r]  # fmt: skip
-    scaling = [[r["body"], fmt(r["chars"]), fmt(r["ms"], ".1f"), "-" if r.get("ratio") is None else fmt(r["ratio"], ".2f")]
-               for r in parsed if r.get("kind") == "atomic_units"]  # fmt: skip
-    if not rows and not scaling:
-        return ""
-    header = ["artifact", "bytes", "parse MB/s", "parse /s", "serialize MB/s", "serialize /s"]
-    text = f"## MemDSL wire protocol (parse_bench.py, best of 3 batches)\n\n{table(header, rows)}"
-    if scaling:
-        text += (
-            "\n\n`atomic_units` on hostile bodies (time per call; ratio to the half-size row, about 2 when linear):\n\n"
-        )
-        text += table(["body", "chars", "ms", "ratio"], scaling)
-    return text
 
 
 def _missing(fig: dict[str, Any]) -> str:

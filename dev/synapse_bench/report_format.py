@@ -18,3 +18,23 @@ def fmt(value: Any, spec: str | None = None) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     return format(value, spec or (".1f" if isinstance(value, float) else ",d"))
+
+
+def parse_section(fig: dict[str, Any]) -> str:
+    """The MemDSL parse/serialize table and the atomic-units scaling rows of parse_bench."""
+    parsed = fig.get("parse") or []
+    rows = [[f"{r['kind']} {r['size']}", fmt(r["bytes"]), fmt(r["parse_mb_s"], ".2f"), fmt(r["parse_per_s"], ",.0f"),
+             fmt(r["serialize_mb_s"], ".2f"), fmt(r["serialize_per_s"], ",.0f")]
+            for r in parsed if "size" in r]  # fmt: skip
+    scaling = [[r["body"], fmt(r["chars"]), fmt(r["ms"], ".1f"), "-" if r.get("ratio") is None else fmt(r["ratio"], ".2f")]
+               for r in parsed if r.get("kind") == "atomic_units"]  # fmt: skip
+    if not rows and not scaling:
+        return ""
+    header = ["artifact", "bytes", "parse MB/s", "parse /s", "serialize MB/s", "serialize /s"]
+    text = f"## MemDSL wire protocol (parse_bench.py, best of 3 batches)\n\n{table(header, rows)}"
+    if scaling:
+        text += (
+            "\n\n`atomic_units` on hostile bodies (time per call; ratio to the half-size row, about 2 when linear):\n\n"
+        )
+        text += table(["body", "chars", "ms", "ratio"], scaling)
+    return text
