@@ -14,13 +14,18 @@ in-memory database, so none of these ever reaches the caller as an exception.
 Several processes may open and sync one file at once: WAL lets readers run
 beside a writer, a busy timeout queues writers, and every write checks a
 ``generation`` counter so a sync computed against a state another process has
-since changed is recomputed instead of applied.
+since changed is recomputed instead of applied. Opening, creating and rebuilding
+the file happen under an exclusive lock on a sidecar ``index-<name>.lock``: SQLite
+answers two connections switching a fresh file to WAL at the same moment with
+an immediate SQLITE_BUSY that no busy timeout waits out, and a rebuild must not
+delete a file another process has just rebuilt.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -94,7 +99,9 @@ class Store:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self.conn = self._connect_or_rebuild()
+        self._file_id: tuple[int, int] | None = None  # (device, inode) of the file ``conn`` opened
+        with _open_lock(path):
+            self.conn = self._connect_or_rebuild()
 
     @classmethod
     def open(cls, cache_dir: Path, name: str) -> Store:
@@ -113,10 +120,16 @@ class Store:
             self.conn.close()
 
     def reset(self) -> None:
-        """Throw the file away and start empty (used when corruption shows up mid-operation)."""
+        """Throw the file away and start empty (used when corruption shows up mid-operation).
+
+        If another process already replaced the file since this connection opened it, that file is the
+        rebuilt one: reconnect to it instead of deleting it.
+        """
         self.close()
-        self._delete_files()
-        self.conn = self._connect_or_rebuild()
+        with _open_lock(self.path):
+            if self._file_id is not None and self._file_id == _file_id(self.path):
+                self._delete_files()
+            self.conn = self._connect_or_rebuild()
 
     def generation(self) -> int:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
@@ -250,6 +263,7 @@ class Store:
         except BaseException:
             conn.close()
             raise
+        self._file_id = _file_id(self.path)
         return conn
 
     def _delete_files(self) -> None:
@@ -258,6 +272,40 @@ class Store:
         for suffix in ("", "-wal", "-shm", "-journal"):
             with contextlib.suppress(FileNotFoundError):
                 Path(f"{self.path}{suffix}").unlink()
+
+
+@contextlib.contextmanager
+def _open_lock(path: Path | None) -> Iterator[None]:
+    """Hold an exclusive lock on ``index-<name>.lock`` beside the file, shared by all who open this cache.
+
+    Without one (no file, no ``fcntl``, an unwritable directory) opening goes ahead unlocked: the cache then
+    only risks the in-memory fallback it would have had anyway.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        yield
+        return
+    fd = -1
+    if path is not None:
+        with contextlib.suppress(OSError):
+            fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    if fd < 0:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases its lock
+
+
+def _file_id(path: Path | None) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if st is not None else None
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:

@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from index_corpus import DOCS, CountingEncoder, HashEncoder, by_address, generated_docs
 
 from adapters.index import Embedder, HybridIndex, IndexDoc, TextEncoder
+from adapters.index.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -201,6 +203,27 @@ class RacingEncoder:
         return self.inner.encode(texts)
 
 
+def test_clients_opening_a_fresh_cache_at_once_all_get_the_file(tmp_path: Path) -> None:
+    # Two connections switching a new file to WAL together get an immediate SQLITE_BUSY that no busy timeout
+    # waits out; unserialised, about one opener in eighty fell back to a private in-memory index.
+    for round_ in range(200):
+        folder, barrier = tmp_path / str(round_), threading.Barrier(4)
+        stores: list[Store] = []
+
+        def open_at_once(folder: Path, barrier: threading.Barrier, stores: list[Store]) -> None:
+            barrier.wait()
+            stores.append(Store.open(folder, "default"))
+
+        threads = [threading.Thread(target=open_at_once, args=(folder, barrier, stores)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [s.path for s in stores] == [folder / "index-default.sqlite3"] * 4
+        for store in stores:
+            store.close()
+
+
 def test_a_sync_that_raced_another_writer_is_recomputed_against_the_winner(tmp_path: Path) -> None:
     encoder = HashEncoder()
     with HybridIndex.open(tmp_path, encoder) as rival:
@@ -214,7 +237,8 @@ def test_a_sync_that_raced_another_writer_is_recomputed_against_the_winner(tmp_p
 
 
 _CHILD = """
-import json, sys
+import json, logging, sys
+logging.basicConfig(level=logging.WARNING)
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from adapters.index import HybridIndex
@@ -247,13 +271,16 @@ def test_two_processes_syncing_one_cache_both_succeed_and_leave_one_index(tmp_pa
         assert child.stdin is not None
         child.stdin.write("go\n")
         child.stdin.flush()
-    results = []
+    results, logs = [], []
     for child in children:
         out, err = child.communicate(timeout=300)
         assert child.returncode == 0, err
         results.append(json.loads(out.strip().splitlines()[-1]))
-    assert sorted(r["added"] for r in results) == [0, n]
-    assert all(r["size"] == n for r in results)
+        logs.append(err)
+    # Each row is added by exactly one of them (the other re-diffs against the winner's chunks), in one file.
+    assert sum(r["added"] for r in results) == n, logs
+    assert all(r["size"] == n for r in results), logs
+    assert not any("in memory" in log or "rebuilding" in log for log in logs), logs
     with HybridIndex.open(tmp_path, HashEncoder()) as index:
         stats = index.sync(generated_docs(n))
         assert (stats.added, stats.updated, stats.removed, stats.reembedded) == (0, 0, 0, 0)
