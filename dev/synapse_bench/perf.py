@@ -18,7 +18,9 @@ three fresh processes, so one phase's caches and imports never flatter another's
   the peak RSS of serving with the model loaded.
 
 ``--workdir DIR --reuse`` keeps the workspaces and reruns only the warm and query
-phases on an index an earlier run built.
+phases on an index an earlier run built; ``--reuse 100k`` does that for the sizes it
+names and builds the rest. Each cold build's figures are kept beside the workspace
+(``cold-<size>.json``) and reported, marked as reused, when a later run reuses it.
 
 Run: ``python -m dev.synapse_bench.perf --sizes 1k,10k [--queries 200] [--json]``.
 100k is supported but slow here (the cold embed of 100k docs takes ~10 min on two
@@ -211,6 +213,8 @@ def _report(rows: list[dict[str, Any]]) -> None:
         if c is None:
             print("cold build     (reused an earlier build)")
         else:
+            if c.get("reused"):
+                print(f"cold build     (reused the index built {c.get('built_at', 'earlier')}; its figures:)")
             _report_cold(c)
         print(
             f"warm restart   {w['open_sync_s']:8.3f} s open+sync (re-embedded {w['reembedded']}, model loaded"
@@ -242,6 +246,11 @@ def _report_cold(c: dict[str, Any]) -> None:
     )
 
 
+def reusing(reuse: str, size: str) -> bool:
+    """``--reuse`` alone reuses every size's index; ``--reuse 100k`` only the sizes it names."""
+    return reuse == "all" or size in {s.strip() for s in reuse.split(",") if s.strip()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", default="1k,10k", help="comma-separated node counts: 1k,10k,100k")
@@ -250,7 +259,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ceiling-sample", type=int, default=1000, help="texts encoded directly for the ceiling")
     parser.add_argument("--workdir", type=Path, help="keep the generated workspaces here (default: a temp dir)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--reuse", action="store_true", help="with --workdir: skip generate and build if present")
+    parser.add_argument(
+        "--reuse",
+        nargs="?",
+        const="all",
+        default="",
+        help="with --workdir: skip generate and build if present (all sizes, or the sizes named)",
+    )
     parser.add_argument("--phase", choices=("cold", "warm", "query"), help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -267,12 +282,19 @@ def main(argv: list[str] | None = None) -> int:
         for size in args.sizes.split(","):
             root = base / f"ws-{size.strip()}"
             row: dict[str, Any] = {"size": size.strip(), "nodes": parse_size(size), "generate_s": 0.0}
-            if not (args.reuse and (root / CACHE).is_dir()):
+            record = base / f"cold-{size.strip()}.json"
+            if reusing(args.reuse, size.strip()) and (root / CACHE).is_dir():
+                if record.is_file():  # the figures of the run that built this index, labelled as earlier
+                    row["cold"] = {**json.loads(record.read_text(encoding="utf-8")), "reused": True}
+            else:
                 shutil.rmtree(root, ignore_errors=True)
                 start = time.perf_counter()
                 generate(root, parse_size(size), args.seed)
                 row["generate_s"] = time.perf_counter() - start
                 row["cold"] = _child("cold", root, args)
+                row["cold"]["built_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+                row["cold"]["generate_s"] = row["generate_s"]
+                record.write_text(json.dumps(row["cold"]) + "\n", encoding="utf-8")
             row["warm"] = _child("warm", root, args)
             row["query"] = _child("query", root, args)
             rows.append(row)

@@ -127,7 +127,10 @@ def gather(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         rec.step("parse", lambda: harness("dev.synapse_bench.parse_bench", "--json", "--seconds", str(args.seconds)))
     if "perf" not in skip:
         perf_args = ["--sizes", ",".join(sizes), "--workdir", str(workdir), "--queries", str(args.queries), "--json"]
-        rec.step("perf", lambda: harness("dev.synapse_bench.perf", *perf_args, *(["--reuse"] if args.reuse else [])))
+        rec.step(
+            "perf",
+            lambda: harness("dev.synapse_bench.perf", *perf_args, *(["--reuse", args.reuse] if args.reuse else [])),
+        )
     for size in sizes:
         root = workdir / f"ws-{size}"
         if not (root / ".angelo").is_dir():
@@ -251,7 +254,8 @@ def _retrieval(fig: dict[str, Any]) -> str:
     for row in fig.get("perf") or []:
         c, w, q = row.get("cold") or {}, row.get("warm") or {}, row.get("query") or {}
         rss = " / ".join(fmt(part.get("peak_rss_mb"), ".0f") for part in (w, q, c))
-        rows.append([row["size"], fmt(row.get("nodes"), ",d"), fmt(c.get("build_s")), fmt(c.get("build_nodes_per_s")),
+        size = f"{row['size']} (built {c['built_at']})" if c.get("reused") else row["size"]
+        rows.append([size, fmt(row.get("nodes"), ",d"), fmt(c.get("build_s")), fmt(c.get("build_nodes_per_s")),
                      fmt(c.get("ceiling_texts_per_s")), fmt(c.get("build_vs_ceiling"), ".2f"),
                      fmt(w.get("open_sync_s"), ".2f"), pair(q.get("lexical")), pair(q.get("semantic")),
                      pair(q.get("fused")), rss])  # fmt: skip
@@ -264,7 +268,8 @@ def _retrieval(fig: dict[str, Any]) -> str:
 
 Cold build = embed every doc and write the cache; the encode ceiling is the model's own rate on a sample of the
 same texts in the same process, so `build ÷ ceiling` says what the index adds on top of embedding (1.0 = nothing).
-A dash in the cold columns means the run reused an index built earlier. Warm = a restart over unchanged stores (no
+A dash in the cold columns means the run reused an index built earlier without its figures; a size marked
+"built …" reused an index and shows the figures of the run that built it, at that time. Warm = a restart over unchanged stores (no
 model load, nothing re-embedded). Query latencies are channel depth 50 (lexical, semantic) and top 10 (fused).
 
 {table(header, rows)}"""
@@ -460,7 +465,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dev.synapse_bench perf", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1k,10k", help="comma-separated synthetic sizes: 1k,10k[,100k]")
     parser.add_argument("--workdir", type=Path, help="keep workspaces, indexes and the peer venv here")
-    parser.add_argument("--reuse", action="store_true", help="skip the cold build where the workdir has an index")
+    parser.add_argument(
+        "--reuse",
+        nargs="?",
+        const="all",
+        default="",
+        help="skip the cold build where the workdir has an index (all sizes, or the sizes named)",
+    )
     parser.add_argument("--seed-from", type=Path, help="copy prepared ws-<size> folders from here into the workdir")
     parser.add_argument("--queries", type=int, default=100, help="measured queries per retrieval figure")
     parser.add_argument("--nav-repeat", type=int, default=3, help="passes over each navigate question set")
