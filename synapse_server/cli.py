@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from synapse_server import __version__
 from synapse_server.commands.terminal import terminal_safe_output
-from synapse_server.errors import SynapseError
+from synapse_server.errors import SynapseError, typed
 
 COMMANDS = (
     "init", "lint", "navigate", "serve", "search", "get", "build", "connections",
@@ -49,9 +49,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.handler(args))
     except SynapseError as exc:
-        payload = {"error": {"kind": exc.kind, "message": exc.message, "parameter": exc.detail.get("parameter")}}
-        sys.stderr.write(json.dumps(payload) + "\n")
-        return exc.exit_code
+        return _report(exc)
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # a full disk, a vanished folder: say what failed, without paths or a traceback
@@ -61,6 +59,16 @@ def _run(args: argparse.Namespace) -> int:
         reason = exc.strerror or type(exc).__name__
         sys.stderr.write(json.dumps({"error": {"kind": "os_error", "message": reason, "parameter": None}}) + "\n")
         return 1
+    except Exception as exc:
+        if (known := typed(exc)) is None:  # a genuine bug: the traceback is the report
+            raise
+        return _report(known)
+
+
+def _report(exc: SynapseError) -> int:
+    payload = {"error": {"kind": exc.kind, "message": exc.message, "parameter": exc.detail.get("parameter")}}
+    sys.stderr.write(json.dumps(payload) + "\n")
+    return exc.exit_code
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from synapse_server.actions import build, connections, debate, frame, get, matri
 from synapse_server.actions.base import ActionSpec
 from synapse_server.actions.deps import Deps
 from synapse_server.children import process_scope
-from synapse_server.errors import InvalidInput, SynapseError, WriteRefused
+from synapse_server.errors import InvalidInput, SynapseError, WriteRefused, typed
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,9 @@ class Dispatcher:
                 out = await spec.handler(params, self.deps)
         except SynapseError as exc:
             return Outcome(error_payload(exc, action), is_error=True)
-        except Exception:
+        except Exception as exc:
+            if (known := typed(exc)) is not None:  # an adapter's typed failure (the shared index went away)
+                return Outcome(error_payload(known, action), is_error=True)
             log.exception("action %s failed unexpectedly", action)
             return Outcome(internal_error_payload(action), is_error=True)
         return Outcome(result_payload(action, out), is_error=bool(getattr(out, "is_error", False)))

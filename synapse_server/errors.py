@@ -62,3 +62,19 @@ class IndexUnavailable(SynapseError):
     """The shared index database cannot be reached or refused an operation; the message never holds the DSN."""
 
     kind = "index_unavailable"
+
+
+def typed(exc: BaseException) -> SynapseError | None:
+    """The typed error an adapter's own failure stands for, or None for a genuine bug.
+
+    Adapters sit below this package and cannot raise its classes; the index backend raises its own
+    ``IndexUnavailable`` (always DSN-free) when a shared database goes away in the middle of a session.
+    Every boundary that maps errors asks here before it calls a failure internal.
+    """
+    from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
+
+    if isinstance(exc, SynapseError):
+        return exc
+    if isinstance(exc, BackendUnavailable):
+        return IndexUnavailable(exc.message)
+    return None

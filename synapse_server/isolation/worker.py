@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from synapse_server.children import arm_parent_death_signal, kill_group, process_scope
-from synapse_server.errors import SynapseError
+from synapse_server.errors import typed
 from synapse_server.isolation.protocol import MAX_LINE_BYTES, TEST_JOB_ENV, ProtocolError, decode, encode
 
 log = logging.getLogger("synapse_server.worker")
@@ -264,16 +264,16 @@ def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[
         else:
             result = warm.turn(root, request, embedder=_embedder_for(root, warm))
         return {"type": "result", "result": result.model_dump(mode="json")}
-    except SynapseError as exc:
-        parameter = exc.detail.get("parameter")
-        return {
-            "type": "error",
-            "kind": exc.kind,
-            "message": exc.message,
-            "exit_code": exc.exit_code,
-            "parameter": parameter if isinstance(parameter, str) else None,
-        }
     except Exception as exc:
+        if (known := typed(exc)) is not None:  # a SynapseError, or an adapter's typed failure
+            parameter = known.detail.get("parameter")
+            return {
+                "type": "error",
+                "kind": known.kind,
+                "message": known.message,
+                "exit_code": known.exit_code,
+                "parameter": parameter if isinstance(parameter, str) else None,
+            }
         log.exception("navigate turn failed")
         return {
             "type": "failure",
