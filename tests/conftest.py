@@ -96,3 +96,30 @@ def index_backend(request: pytest.FixtureRequest) -> Iterator[str]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SYNAPSE_INDEX_DSN", dsn)
         yield backend
+
+
+BACKENDS = ("sqlite", "postgres")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A module marked ``both_backends`` runs whole on each backend in turn (module-scoped fixtures too)."""
+    if "workspace_backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
+        metafunc.parametrize("workspace_backend", BACKENDS, indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def workspace_backend(request: pytest.FixtureRequest, index_backend: str) -> Iterator[str]:
+    """The backend every workspace of this module indexes on: the session's, or each in turn for a module
+    marked ``both_backends``. PostgreSQL is chosen the way a user chooses it, by ``SYNAPSE_INDEX_DSN``, so
+    in-process stores, the CLI and servers started over stdio (given the environment) all use it.
+    """
+    backend = getattr(request, "param", index_backend)
+    if backend == index_backend:
+        yield backend
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        if backend == "postgres":
+            patch.setenv("SYNAPSE_INDEX_DSN", request.getfixturevalue("postgres_dsn"))
+        else:
+            patch.delenv("SYNAPSE_INDEX_DSN", raising=False)
+        yield backend

@@ -14,6 +14,8 @@ import pytest
 from synapse_server.demo import load_questions
 from synapse_server.workspace_init import make_demo
 
+pytestmark = pytest.mark.both_backends
+
 SYNAPSE = Path(sys.executable).parent / "synapse"
 CASES = {case["id"]: case for case in load_questions()["questions"]}
 PUBLIC_KEYS = {

@@ -15,6 +15,8 @@ from synapse_server.stores import Stores
 from synapse_server.turn_inputs import navigate_turn
 from synapse_server.workspace_init import make_demo
 
+pytestmark = pytest.mark.both_backends
+
 ANSWERED = [case for case in load_questions()["questions"] if case["expect"]["verdict"] == "answer"]
 
 

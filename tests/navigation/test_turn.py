@@ -23,6 +23,8 @@ from synapse_server.stores import SourceFailure, Stores
 from synapse_server.turn_inputs import navigate_turn
 from synapse_server.workspace_init import make_demo
 
+pytestmark = pytest.mark.both_backends
+
 QUESTIONS = load_questions()
 CASES: dict[str, dict[str, Any]] = {case["id"]: case for case in QUESTIONS["questions"]}
 OUTDATED_ADDRESS = "mem:tree:deci-e17103e8"

@@ -30,6 +30,8 @@ from synapse_server.overlay.store import read_overlay, write_overlay
 from synapse_server.overlay.verifier import quoted_spans
 from synapse_server.stores import Stores
 
+pytestmark = pytest.mark.both_backends
+
 
 def _link(practice: str, canon: str, relation: Relation, confidence: float, strength: ClaimStrength | None) -> Link:
     weight = {"strong": 1.0, "moderate": 0.7, "weak": 0.4}.get(strength or "weak", 0.4)

@@ -19,6 +19,8 @@ from synapse_server.overlay.debate_view import DebateParams, DebateResult, fold_
 from synapse_server.overlay.model import Link, Overlay, Relation
 from synapse_server.stores import Stores
 
+pytestmark = pytest.mark.both_backends
+
 
 def _link(practice: str, canon: str, relation: Relation, confidence: float = 0.8) -> Link:
     return Link(

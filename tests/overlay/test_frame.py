@@ -25,6 +25,8 @@ from synapse_server.overlay.frame import (
 from synapse_server.overlay.lens import params_from
 from synapse_server.stores import Stores
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.mark.parametrize(
     ("question", "facets"),

@@ -25,6 +25,8 @@ from synapse_server.overlay.model import Link, Overlay, Relation
 from synapse_server.overlay.store import write_overlay
 from synapse_server.stores import Stores
 
+pytestmark = pytest.mark.both_backends
+
 
 def _link(practice: str, canon: str, relation: Relation, confidence: float, priority: float | None = None) -> Link:
     return Link(

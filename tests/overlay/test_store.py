@@ -23,6 +23,8 @@ from synapse_server.overlay.store import (
 from synapse_server.stores import Stores
 from synapse_server.workspace_init import make_demo
 
+pytestmark = pytest.mark.both_backends
+
 DECISION = "mem:tree:deci-e17103e8"
 CLAIM = "zk:research:20260407-1030-costs-reduce-returns"
 FINDING = "zk:execution:20260502-1015-april-total-cost"

@@ -81,7 +81,10 @@ async def test_hostile_store_files_never_block_or_bloat_the_server(demo_copy: Pa
             assert kind is None and len(str(big["body"]).encode("utf-8")) <= 256_000
             assert (await _call(server, action="get", id="data:runs:run-bomb"))[0] == "not_found"
             assert (await _call(server, action="get", id="data:runs:run-fifo"))[0] == "not_found"
-            assert (await _call(server, action="get", id="../../../etc/passwd"))[0] in {"not_found", "path_outside_workspace"}
+            assert (await _call(server, action="get", id="../../../etc/passwd"))[0] in {
+                "not_found",
+                "path_outside_workspace",
+            }
             kind, turn = await _call(server, action="navigate", question="What volatility target do we use?")
             assert kind is None and turn["verdict"] in {"answer", "abstain"}, turn
             assert (await _call(server, action="get", id=ORDINARY_GET))[0] is None

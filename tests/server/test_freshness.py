@@ -14,6 +14,8 @@ from synapse_server.actions.freshness import Freshness
 from synapse_server.actions.inotify import DirectoryWatch
 from synapse_server.config import load_workspace
 
+pytestmark = pytest.mark.both_backends
+
 ENTRY = "---\nid: note-0000aaaa\nkind: note\ntitle: {title}\nparent: root-5e1f0a2b\n---\nZebra liquidity dried up.\n"
 
 

@@ -9,7 +9,7 @@ from conftest import ServerFactory
 from mcp import Client
 from tool_calls import EXTRACTIVE, payload
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
 ANSWERABLE = "What annualised volatility target do the momentum positions use?"
 ABSENT = "What was the fund's tax liability for 2025?"

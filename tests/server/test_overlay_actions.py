@@ -26,7 +26,7 @@ from synapse_server.config import load_workspace
 from synapse_server.server import build_server
 from synapse_server.stores import Stores
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
 DECISION = "mem:tree:deci-e17103e8"
 CLAIM_ID = "20260407-1030-costs-reduce-returns"

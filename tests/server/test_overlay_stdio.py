@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from adapters.index import Embedder
 from synapse_server.config import load_workspace
 from synapse_server.stores import Stores
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 DECISION = "mem:tree:deci-e17103e8"
@@ -49,7 +50,7 @@ async def test_the_installed_server_builds_then_serves_connections_and_matrix_ov
     async def record(done: float, total: float | None, message: str | None) -> None:
         progress.append((done, total, message))
 
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(workspace)])
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(workspace)], env={**os.environ})
     async with stdio_client(params, errlog=server_log) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         build = structured(await session.call_tool("synapse", {"action": "build"}, progress_callback=record))

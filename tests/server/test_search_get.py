@@ -10,11 +10,21 @@ from conftest import ServerFactory
 from tool_calls import call, error_of, payload
 
 from adapters.index import Embedder
+from synapse_server.config import load_workspace
+from synapse_server.stores import Stores
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
 DECISION = "mem:tree:deci-e17103e8"
 NOTE = "zk:research:20260406-0900-cross-sectional-momentum"
+
+
+def test_the_module_runs_on_the_backend_it_is_parametrised_with(
+    demo_root: Path, embedder: Embedder, workspace_backend: str
+):
+    with Stores.load(load_workspace(demo_root)).open_index(embedder) as index:
+        store = type(index.store).__name__
+    assert store == {"sqlite": "EmbeddedStore", "postgres": "PgStore"}[workspace_backend]
 
 
 async def test_search_tags_every_hit_with_store_tier_and_channel_ranks(

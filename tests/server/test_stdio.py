@@ -15,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 from server_procs import wait_until, workers_for
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 QUESTION = "What annualised volatility target do the momentum positions use?"
@@ -33,7 +33,7 @@ def structured(result: CallToolResult) -> dict[str, Any]:
 
 
 async def test_the_installed_server_serves_search_get_and_navigate_over_stdio(demo_root: Path, server_log: IO[str]):
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(demo_root)])
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(demo_root)], env={**os.environ})
     async with stdio_client(params, errlog=server_log) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = (await session.list_tools()).tools
@@ -53,7 +53,7 @@ async def test_the_installed_server_serves_search_get_and_navigate_over_stdio(de
     assert wait_until(lambda: workers_for(demo_root) == [], timeout_s=15), "the server took its workers down"
 
 
-def test_serve_check_reports_workspace_stores_model_and_index(demo_root: Path):
+def test_serve_check_reports_workspace_stores_model_and_index(demo_root: Path, workspace_backend: str):
     done = subprocess.run(
         [str(SYNAPSE), "serve", "--root", str(demo_root), "--check", "--json"],
         capture_output=True,
@@ -67,7 +67,7 @@ def test_serve_check_reports_workspace_stores_model_and_index(demo_root: Path):
     assert report["stores"]["nodes"] == {"memory": 30, "zk": 45, "code": 27, "data": 5}
     assert report["stores"]["projects"] == ["research", "execution"]
     assert report["model"] == {"spec": "extractive", "source": "config", "trusted": True}
-    if os.environ.get("SYNAPSE_INDEX_DSN"):  # the suite run with every workspace on PostgreSQL
+    if workspace_backend == "postgres":
         assert report["index"]["cache"].startswith("postgres (workspace ")
     else:
         assert report["index"]["cache"] == ".angelo/index-default.sqlite3"

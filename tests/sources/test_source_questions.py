@@ -18,6 +18,8 @@ from synapse_server.adopt import adopt
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.turn_inputs import navigate_turn
 
+pytestmark = pytest.mark.both_backends
+
 pytest.importorskip("mlflow", reason="the mlflow dev dependency writes the mlruns fixture")
 
 
