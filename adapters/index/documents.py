@@ -50,7 +50,7 @@ class IndexDoc:
 
     def vector_key(self, model_id: str) -> str:
         """Content key of this doc's vector: unchanged text under the same model is never re-embedded."""
-        return _digest(model_id, self.embed_text())
+        return text_vector_key(model_id, self.embed_text())
 
     def row_hash(self, model_id: str) -> str:
         """Hash of every stored field, so a retitled or re-typed doc is rewritten even if its vector is reused.
@@ -61,6 +61,11 @@ class IndexDoc:
         return _digest(
             model_id, str(EMBED_CHARS), self.address, self.family, self.project or "", self.type, self.title, self.text
         )
+
+
+def text_vector_key(model_id: str, embedded_text: str) -> str:
+    """The content key of ``model_id``'s vector of ``embedded_text`` (what :meth:`IndexDoc.vector_key` uses)."""
+    return _digest(model_id, embedded_text)
 
 
 def _digest(*parts: str) -> str:
