@@ -131,22 +131,28 @@ def gather(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "perf",
             lambda: harness("dev.synapse_bench.perf", *perf_args, *(["--reuse", args.reuse] if args.reuse else [])),
         )
+
+    def wanted(step: str, size: str) -> bool:  # ``--skip overlay/100k`` leaves out one size's step, and says so
+        if f"{step}/{size}" in skip:
+            figures["errors"][f"{step}/{size}"] = "left out of this run (--skip)"
+        return step not in skip and f"{step}/{size}" not in skip
+
     for size in sizes:
         root = workdir / f"ws-{size}"
         if not (root / ".angelo").is_dir():
             figures["errors"][f"ws-{size}"] = "no indexed workspace (run without --skip perf, or --seed-from)"
             continue
-        if "baselines" not in skip:
+        if wanted("baselines", size):
             base = ["--root", str(root), "--workdir", str(workdir), "--queries", str(args.queries), "--json"]
             peer = ["--no-peer"] if args.no_peer else ["--peer-spec", args.peer_spec]
             rec.step(f"baselines/{size}", partial(harness, "dev.synapse_bench.baselines", *base, *peer))
-        if "mcp" not in skip:
+        if wanted("mcp", size):
             mcp = ["--root", str(root), "--repeat", "30", "--stdio", "--json"]
             rec.step(f"mcp/{size}", partial(harness, "dev.synapse_bench.search_profile", *mcp))
-        if "nav" not in skip:
+        if wanted("nav", size):
             nav = ["--root", str(root), "--repeat", str(args.nav_repeat), "--json"]
             rec.step(f"nav/{size}", partial(harness, "dev.synapse_bench.nav_bench", *nav))
-        if "overlay" not in skip:
+        if wanted("overlay", size):
             rec.step(f"overlay/{size}", partial(build_overlays, root))
     if "nav" not in skip:
         rec.step("nav/demo", lambda: harness("dev.synapse_bench.nav_bench", "--repeat", str(args.nav_repeat), "--json"))
@@ -478,7 +484,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=0.6, help="parse_bench time per measurement")
     parser.add_argument("--peer-spec", default=DEFAULT_SPEC, help=f"pip requirement for the peer ({DEFAULT_SPEC})")
     parser.add_argument("--no-peer", action="store_true", help="leave the peer memdsl package out")
-    parser.add_argument("--skip", default="", help=f"comma-separated steps to leave out: {','.join(STEPS)}")
+    parser.add_argument(
+        "--skip",
+        default="",
+        help=f"comma-separated steps to leave out: {','.join(STEPS)}, or one size's (overlay/100k)",
+    )
     parser.add_argument("--out", type=Path, default=HERE, help="folder for REPORT.md and latency.png")
     parser.add_argument("--from-json", type=Path, help="re-render a report.json from an earlier run; measure nothing")
     args = parser.parse_args(argv)
