@@ -9,6 +9,7 @@ import uuid
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -27,6 +28,13 @@ def embedder() -> Embedder:
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def server_log(tmp_path: Path) -> Iterator[IO[str]]:
+    """Where a server started by a test writes its stderr (read back to check what it logged)."""
+    with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
+        yield log
 
 
 @pytest.fixture(scope="session", autouse=True)

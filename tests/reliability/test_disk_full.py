@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -34,12 +33,6 @@ LIMIT = 48 * 1024
 OVERLAY = Path(".synapse") / "links" / "links.json"
 SMALL = {"action": "build", "kind": "generic", "min_confidence": 0.95}
 LARGE = {"action": "build", "kind": "generic", "min_confidence": 0.0}
-
-
-@pytest.fixture
-def server_log(tmp_path: Path) -> Iterator[TextIO]:
-    with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
-        yield log
 
 
 def overlay_folder_names(root: Path) -> list[str]:

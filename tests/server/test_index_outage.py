@@ -59,12 +59,6 @@ def database(postgres_dsn: str) -> Iterator[Database]:
         db.drop()
 
 
-@pytest.fixture
-def server_log(tmp_path: Path) -> Iterator[IO[str]]:
-    with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
-        yield log
-
-
 def body(result: CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None
     return result.structured_content

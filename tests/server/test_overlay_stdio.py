@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,12 +27,6 @@ def workspace(demo_root: Path, tmp_path: Path, embedder: Embedder) -> Path:
     """A copy of the demo with its index cache warm, so the server process need not load the model."""
     Stores.load(load_workspace(demo_root)).open_index(embedder).close()  # the session demo's cache warms once
     return Path(shutil.copytree(demo_root, tmp_path / "demo", symlinks=True))
-
-
-@pytest.fixture
-def server_log(tmp_path: Path) -> Iterator[IO[str]]:
-    with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
-        yield log
 
 
 def structured(result: CallToolResult) -> dict[str, Any]:

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,12 +18,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 QUESTION = "What annualised volatility target do the momentum positions use?"
-
-
-@pytest.fixture
-def server_log(tmp_path: Path) -> Iterator[IO[str]]:
-    with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
-        yield log
 
 
 def structured(result: CallToolResult) -> dict[str, Any]:
