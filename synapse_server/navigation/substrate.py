@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from adapters.base import Node, TetherCheck
-from adapters.resolvers import Resolvers
 from synapse_server.navigation.budgets import Budgets
 from synapse_server.navigation.epistemics import NodeEpistemics, derive
 from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.view import Graph, MissingGap, View
+
+if TYPE_CHECKING:  # the engine is handed resolvers; it never builds them (that loads GitPython)
+    from adapters.resolvers import Resolvers
 
 SEED_FAMILIES = ("memory", "zk", "data", "code")
 RELEVANCE_FLOOR = 0.95
