@@ -16,7 +16,7 @@ encoder (the ceiling, reported as texts/s) and then, for each backend, measures:
 - **two processes**: a second process opens the same workspace warm (it must
   embed nothing) and a third, a second clone with its own workspace key, builds
   its rows from the shared vector cache; each reports open + sync time and its
-  first fused search (``--no-copies`` leaves out the clone and the migrate step).
+  first fused search (``--no-copies [SIZES]`` leaves out the clone and the migrate step).
 
 The vectors come from the model, or, when ``--workdir`` is the perf report's
 workdir, from the index its cold build left in the same workspace (``ws-<size>``),
@@ -390,8 +390,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-report", action="store_true", help="update the PostgreSQL section of REPORT.md")
     parser.add_argument(
         "--no-copies",
-        action="store_true",
-        help="leave out the migrate and second-clone steps (each rewrites every row)",
+        nargs="?",
+        const="all",
+        default="",
+        help="leave out the migrate and second-clone steps, which rewrite every row (all sizes, or those named)",
     )
     args = parser.parse_args(argv)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="synapse-pgbench-"))
@@ -404,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
             server = _server(data / "pgdata")
         dsn = args.dsn or server.get_uri()
         sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
-        results = [run_size(n, workdir, dsn, args.queries, args.stand_in, not args.no_copies) for n in sizes]
+        skip = {x.strip() for x in args.no_copies.split(",")}
+        results = [run_size(n, workdir, dsn, args.queries, args.stand_in, not ({"all", n} & skip)) for n in sizes]
     finally:
         if server is not None:
             server.cleanup()
