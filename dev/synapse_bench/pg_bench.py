@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -302,7 +303,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
         "",
         "From `python -m dev.synapse_bench pg --sizes "
         + ",".join(f"{r['nodes'] // 1000}k" for r in results)
-        + " --write-report`. Build = the index's own work with the vectors replayed (a cold build adds the"
+        + " --workdir W --write-report` (sizes may come from separate runs in one workdir; each says when). Build = the index's own work with the vectors replayed (a cold build adds the"
         " embedding time, the same for both); latency over 50 candidates per channel, fused top 10;"
         " `vector` = the vector search alone, `semantic` includes embedding the query.",
         "",
@@ -339,7 +340,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
             else ""
         )
         lines += [
-            f"- {r['nodes']:,} nodes, {vectors} ({r['encoder']}): {spent}{migrated}.",
+            f"- {r['nodes']:,} nodes, measured {r.get('measured', 'in this run')}, {vectors} ({r['encoder']}):"
+            f" {spent}{migrated}.",
             f"- A second process on the same workspace: open + sync {s['open_sync_s']:.2f} s, embedded"
             f" {s['reembedded']}{loaded}; its first fused search"
             f" (loads the encoder for the query) {s['first_fused_s']:.2f} s.",
@@ -371,6 +373,15 @@ def write_report(report: Path, section: str) -> None:
     report.write_text(text, encoding="utf-8")
 
 
+def _kept_results(path: Path, fresh: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``fresh`` merged over the sizes an earlier run in this workdir measured (a size measured again wins)."""
+    kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    by_nodes = {r["nodes"]: r for r in kept} | {r["nodes"]: r for r in fresh}
+    merged = [by_nodes[n] for n in sorted(by_nodes)]
+    path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+    return merged
+
+
 def _server(data: Path) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -396,6 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         help="leave out the migrate and second-clone steps, which rewrite every row (all sizes, or those named)",
     )
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run still stops its database server
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="synapse-pgbench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     server = None
@@ -414,6 +426,10 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(data, ignore_errors=True)
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
+    for result in results:
+        result["measured"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if args.workdir is not None:  # sizes measured in separate runs of one workdir share the section
+        results = _kept_results(args.workdir / "pg-results.json", results)
     section = markdown(results)
     print(json.dumps(results, indent=2) if args.json else section)
     if args.write_report:
