@@ -34,9 +34,11 @@ def open_pg(tmp_path: Path, encoder: TextEncoder, settings: IndexSettings, **kw:
 def test_a_reopened_workspace_embeds_nothing_and_writes_no_sqlite_file(
     tmp_path: Path, embedder: Embedder, postgres_dsn: str, pg_workspace: str
 ) -> None:
-    with open_pg(tmp_path, embedder, pg(postgres_dsn, pg_workspace)) as index:
+    # An encoder identity of this test's own, so the shared vector cache starts cold whatever ran before.
+    first, counter = CountingEncoder(embedder), CountingEncoder(embedder)
+    first.model_id = counter.model_id = f"{embedder.model_id}+{pg_workspace}"
+    with open_pg(tmp_path, first, pg(postgres_dsn, pg_workspace)) as index:
         assert index.sync(DOCS).reembedded == len(DOCS)
-    counter = CountingEncoder(embedder)
     with open_pg(tmp_path, counter, pg(postgres_dsn, pg_workspace)) as index:
         stats = index.sync(DOCS)
         assert index.path is None and len(index) == len(DOCS)
