@@ -25,8 +25,12 @@ from adapters.index.pg_schema import TEXT_CONFIG
 
 WEIGHTS = "{0, 0.1667, 0.3333, 1}"
 """ts_rank weights for D, C (address id), B (text), A (title): the FTS5 channel's 0.5 / 1 / 3 scaled to <= 1."""
-EF_SEARCH = 100
-"""HNSW candidate list per query (pgvector's default is 40): at least twice the 50 candidates fusion asks for."""
+EF_SEARCH = 200
+"""HNSW candidate list per query (pgvector's default is 40), four times the 50 candidates fusion asks for.
+
+Measured on the 10k synthetic workspace with MiniLM vectors, recall@10 against the exact scan: 0.887 at 100,
+0.952 at 200, 0.981 at 400, for about 2.5 and 4 ms more per vector search; 200 keeps the two backends'
+answers close at a cost well under one keyword query."""
 _HEADLINE = f'StartSel="", StopSel="", MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS // 2}, ShortWord=2'
 
 
