@@ -246,6 +246,11 @@ def _report_cold(c: dict[str, Any]) -> None:
     )
 
 
+def cold_record(workdir: Path, size: str) -> Path:
+    """Where a size's cold-build figures are kept, beside its workspace ``workdir/ws-<size>``."""
+    return workdir / f"cold-{size}.json"
+
+
 def reusing(reuse: str, size: str) -> bool:
     """``--reuse`` alone reuses every size's index; ``--reuse 100k`` only the sizes it names."""
     return reuse == "all" or size in {s.strip() for s in reuse.split(",") if s.strip()}
@@ -282,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         for size in args.sizes.split(","):
             root = base / f"ws-{size.strip()}"
             row: dict[str, Any] = {"size": size.strip(), "nodes": parse_size(size), "generate_s": 0.0}
-            record = base / f"cold-{size.strip()}.json"
+            record = cold_record(base, size.strip())
             if reusing(args.reuse, size.strip()) and (root / CACHE).is_dir():
                 if record.is_file():  # the figures of the run that built this index, labelled as earlier
                     row["cold"] = {**json.loads(record.read_text(encoding="utf-8")), "reused": True}

@@ -225,8 +225,9 @@ def _from_perf_index(root: Path, texts: list[str], model_id: str) -> tuple[np.nd
     import sqlite3
 
     from adapters.index.documents import text_vector_key
+    from dev.synapse_bench.perf import cold_record
 
-    db, record = root / ".angelo" / "index-default.sqlite3", root.parent / f"cold-{root.name.removeprefix('ws-')}.json"
+    db, record = root / ".angelo" / "index-default.sqlite3", cold_record(root.parent, root.name.removeprefix("ws-"))
     if not db.is_file() or not record.is_file():
         return None
     cold = json.loads(record.read_text(encoding="utf-8"))
