@@ -75,11 +75,15 @@ async def test_navigate_turns_past_max_concurrent_wait_in_a_queue_and_say_so_in_
 
     with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
         async with raw_server(warm_demo, log, env={TEST_JOB_ENV: "hang"}) as server:
-            for request_id in (2, 3, 4):
+            # Each call reads the workspace in threads before it asks for a slot, so calls sent together
+            # reach the queue in no fixed order: the third is sent once the first two hold both slots.
+            for request_id in (2, 3):
                 await server.call(request_id, {"action": "navigate", "question": "Why?"}, progress=True)
+            assert wait_until(lambda: len(hung_turns()) == 2, timeout_s=60), "both slots taken"
+            await server.call(4, {"action": "navigate", "question": "Why?"}, progress=True)
             queued = await server.progress_of(4, "queued", timeout_s=60)
             assert queued["params"]["message"] == "queued: 2 navigate turns running (max_concurrent 2)"
-            assert wait_until(lambda: len(hung_turns()) == 2, timeout_s=60), "two turns run, the third waits"
+            assert len(hung_turns()) == 2, "two turns run, the third waits"
             assert len(workers_for(warm_demo)) == 3, "the template and two turns, no more"
             await server.send({"method": "notifications/cancelled", "params": {"requestId": 2}})
             await server.progress_of(4, "started", timeout_s=60)
