@@ -192,8 +192,16 @@ async def test_a_typed_error_in_the_worker_keeps_its_kind_and_parameter_through_
 async def test_a_cancelled_turn_kills_its_worker_group(demo_root: Path):
     before = children()
     pool = pool_for(demo_root, "hang")
-    with anyio.move_on_after(1.5) as scope:
-        await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+
+            async def cancel_once_the_turn_runs() -> None:
+                while not pool.recent_pids or len(group_members(pool.recent_pids[-1])) < 2:
+                    await anyio.sleep(0.05)  # polling an external process group, bounded by the turn's timeout
+                scope.cancel()
+
+            tg.start_soon(cancel_once_the_turn_runs)
+            await pool.run_turn(REQUEST, timeout_s=60.0, model=MODEL)
     assert scope.cancelled_caught
     assert group_gone(pool.recent_pids[-1])
     await pool.aclose()
