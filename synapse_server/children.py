@@ -17,21 +17,27 @@ of the call it serves:
 The scope travels in a context variable, which anyio copies into worker
 threads, so nothing has to pass it down through the model layer. On Linux each
 such child also gets ``PR_SET_PDEATHSIG`` = SIGKILL: if the process that started
-it is killed outright (SIGKILL, OOM), the kernel kills the command too.
+it is killed outright (SIGKILL, OOM), the kernel kills the command too, and a
+:class:`GroupGuard` (a tiny watcher process, ``group_guard.py``) kills the
+helpers the command left in its group, which that signal does not reach.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from pathlib import Path
 
 __all__ = [
+    "GroupGuard",
     "ProcessScope",
     "arm_parent_death_signal",
     "current_scope",
@@ -42,6 +48,10 @@ __all__ = [
 
 PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+_GUARD_SCRIPT = Path(__file__).with_name("group_guard.py")
+_GUARD_EXIT_S = 5.0
+
+log = logging.getLogger(__name__)
 
 
 class ProcessScope:
@@ -129,3 +139,56 @@ def arm_parent_death_signal() -> None:
     """Arm ``PR_SET_PDEATHSIG`` = SIGKILL for this very process (a worker started by the server)."""
     if _LIBC is not None:
         _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+class GroupGuard:
+    """A watcher process that SIGKILLs one process group if this process dies before :meth:`release`.
+
+    Start it before the command (so no moment exists in which the command runs
+    unwatched but for that moment's length), :meth:`watch` the command's group,
+    and :meth:`release` it once the group has been killed and reaped here. A
+    guard that cannot be started is logged and skipped: the parent-death signal
+    still covers the command itself.
+    """
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(_GUARD_SCRIPT)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as error:
+            log.warning("no guard for model commands' helpers: %s", error.strerror or type(error).__name__)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def watch(self, pgid: int) -> None:
+        self._say(f"{pgid}\n".encode())
+
+    def release(self) -> None:
+        """Tell the guard the group is dealt with and reap it (bounded; a guard that hangs is killed)."""
+        if self._process is None:
+            return
+        self._say(b"done\n")
+        process, self._process = self._process, None
+        with contextlib.suppress(OSError):
+            if process.stdin is not None:
+                process.stdin.close()
+        try:
+            process.wait(timeout=_GUARD_EXIT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def _say(self, line: bytes) -> None:
+        if self._process is None or self._process.stdin is None:
+            return
+        with contextlib.suppress(OSError):  # a guard that died cannot be told; the command is still ours to kill
+            self._process.stdin.write(line)
+            self._process.stdin.flush()

@@ -9,7 +9,9 @@ holding our pipes, and so is whatever of the group is left once the command
 answered. Leading its own group takes it out of its caller's, so the group is
 registered with the caller's :class:`~synapse_server.children.ProcessScope`
 (killed when the tool call or navigate turn ends, however it ends), and the
-kernel kills the command if the process that started it dies (Linux). A system prompt, when given, is sent first on stdin,
+kernel kills the command if the process that started it dies (Linux), while a
+:class:`~synapse_server.children.GroupGuard` started beside it kills the helpers
+left in its group. A system prompt, when given, is sent first on stdin,
 separated from the prompt by a blank line; ``max_tokens`` cannot be passed to
 an arbitrary CLI and is ignored. The command reports no usage.
 """
@@ -21,7 +23,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from synapse_server.children import current_scope, kill_group, parent_death_signal
+from synapse_server.children import GroupGuard, ProcessScope, current_scope, kill_group, parent_death_signal
 from synapse_server.models.base import DEFAULT_TIMEOUT_S, Completion, Model, ModelIdentity, Prompt
 from synapse_server.models.errors import ModelCommandFailed, ModelMisconfigured, ModelSpecError, ModelTimeout, tail
 
@@ -68,6 +70,22 @@ class CommandModel(Model):
                 provider=PROVIDER,
                 returncode=None,
             )
+        guard = GroupGuard()
+        try:
+            out, err, returncode = self._run(stdin.encode("utf-8"), scope, guard)
+        finally:
+            guard.release()
+        if returncode != 0:
+            raise ModelCommandFailed(
+                f"command {self._argv[0]!r} exited with status {returncode}",
+                provider=PROVIDER,
+                returncode=returncode,
+                stderr_tail=tail(err.decode("utf-8", "replace")),
+            )
+        return Completion(out.decode("utf-8", "replace").rstrip(), None, self.identity)
+
+    def _run(self, data: bytes, scope: ProcessScope | None, guard: GroupGuard) -> tuple[bytes, bytes, int]:
+        """Start the command, talk to it, and kill its group on every way out; raises the model errors."""
         try:
             child = subprocess.Popen(
                 self._argv,
@@ -85,6 +103,7 @@ class CommandModel(Model):
                 provider=PROVIDER,
                 command=self._argv[0],
             ) from None
+        guard.watch(child.pid)
         if scope is not None and not scope.add(child.pid):
             _kill_group(child)
             child.wait()
@@ -92,7 +111,7 @@ class CommandModel(Model):
                 f"command {self._argv[0]!r} stopped: the call it served has ended", provider=PROVIDER, returncode=None
             )
         try:
-            out, err = _communicate(child, stdin.encode("utf-8"), self._timeout_s)
+            out, err = _communicate(child, data, self._timeout_s)
         except subprocess.TimeoutExpired:
             _kill_group(child)
             err = _drain_stderr(child)
@@ -109,14 +128,7 @@ class CommandModel(Model):
         finally:
             if scope is not None:
                 scope.discard(child.pid)
-        if child.returncode != 0:
-            raise ModelCommandFailed(
-                f"command {self._argv[0]!r} exited with status {child.returncode}",
-                provider=PROVIDER,
-                returncode=child.returncode,
-                stderr_tail=tail(err.decode("utf-8", "replace")),
-            )
-        return Completion(out.decode("utf-8", "replace").rstrip(), None, self.identity)
+        return out, err, child.returncode
 
 
 def _communicate(child: subprocess.Popen[bytes], data: bytes, timeout_s: float) -> tuple[bytes, bytes]:
