@@ -134,11 +134,17 @@ class HybridIndex:
         if limit <= 0:
             return []
         depth = max(CANDIDATES, limit)
+        filters = Filters(families, projects, types)
         ranked: dict[str, list[ChannelHit]] = {}
-        if "lexical" in channels:
-            ranked["lexical"] = self.lexical(query, depth, families=families, projects=projects, types=types)
-        if "semantic" in channels:
-            ranked["semantic"] = self.semantic(query, depth, families=families, projects=projects, types=types)
+        both = "lexical" in channels and "semantic" in channels and bool(query.strip())
+        vector = _QueryVector(self, query, ahead=both and getattr(self.embedder, "is_loaded", False))
+        try:
+            if "lexical" in channels:
+                ranked["lexical"] = self._guard(lambda: self._store.lexical(query, depth, filters), list)
+            if "semantic" in channels:
+                ranked["semantic"] = self._semantic(query, depth, filters, vector)
+        finally:
+            vector.settle()
         fused = rrf(ranked)[:limit]
         info = self._guard(lambda: self._store.describe([f.address for f in fused], SNIPPET_CHARS), _no_rows)
         hits: list[Hit] = []
@@ -188,12 +194,13 @@ class HybridIndex:
         types: Collection[str] | None = None,
     ) -> list[ChannelHit]:
         """Meaning channel alone: exact cosine order (score = cosine similarity)."""
+        return self._semantic(query, limit, Filters(families, projects, types), _QueryVector(self, query))
+
+    def _semantic(self, query: str, limit: int, filters: Filters, vector: _QueryVector) -> list[ChannelHit]:
         if not query.strip() or limit <= 0:
             return []
-        filters = Filters(families, projects, types)
         model_id = self.embedder.model_id
-        encode = _QueryVector(self, query)
-        return self._guard(lambda: self._store.semantic(encode, limit, filters, model_id), list)
+        return self._guard(lambda: self._store.semantic(vector, limit, filters, model_id), list)
 
     def similar(
         self,
@@ -244,13 +251,39 @@ def _no_rows() -> Described:
 
 class _QueryVector:
     """The query's vector, computed once and only if the store has something to rank (an empty index or a
-    filter nothing passes never loads the model)."""
+    filter nothing passes never loads the model).
 
-    def __init__(self, index: HybridIndex, query: str) -> None:
+    With ``ahead``, for a fused search whose model is already loaded, the vector is computed on a thread of
+    its own while the keyword channel runs: the encoder and SQLite both release the GIL, so the fused
+    search costs about the slower channel instead of their sum. ``settle`` waits for that thread, so no
+    search leaves one behind.
+    """
+
+    def __init__(self, index: HybridIndex, query: str, *, ahead: bool = False) -> None:
         self._index, self._query = index, query
         self._vector: np.ndarray | None = None
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if ahead:
+            self._thread = threading.Thread(target=self._encode_ahead, name="synapse-query-vector", daemon=True)
+            self._thread.start()
+
+    def _encode_ahead(self) -> None:
+        try:
+            self._vector = self._index.embedder.encode([self._query])[0]
+        except BaseException as exc:  # raised where the vector is used, on the caller's thread
+            self._error = exc
+
+    def settle(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
 
     def __call__(self) -> np.ndarray:
+        self.settle()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
         if self._vector is None:
             self._vector = self._index.embedder.encode([self._query])[0]
         return self._vector
