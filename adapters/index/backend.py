@@ -52,6 +52,14 @@ class RetrievalStore(Protocol):
 
     def generation(self) -> int: ...
 
+    def warm_state(self, model_id: str) -> object | None:
+        """In-process read state (the embedded store's vector matrix), loaded now, for another handle on the
+        same index in a forked process; None where reads keep no such state."""
+
+    def adopt_state(self, state: object) -> None:
+        """Start from another handle's :meth:`warm_state`; it is still checked against the generation and
+        the encoder before any read uses it, so a stale state is reloaded, never served."""
+
     def encoder(self) -> str | None:
         """Identity of the encoder the last sync ran with (None for an index never synced)."""
 

@@ -114,13 +114,20 @@ class Hit:
 
 @dataclass(frozen=True, slots=True)
 class SyncStats:
-    """What a sync changed. ``reembedded + reused == len(docs)`` (after de-duplicating addresses)."""
+    """What a sync changed. ``reembedded + reused == len(docs)`` (after de-duplicating addresses).
+
+    ``generation`` and ``encoder`` say where the sync ended: the store's generation at which it was seen to
+    hold exactly the synced docs, embedded by that encoder. While the generation has not moved, nothing has
+    been committed since, so a process holding the same docs may skip the diff (:meth:`HybridIndex.resume`).
+    """
 
     added: int = 0
     updated: int = 0
     removed: int = 0
     reembedded: int = 0
     reused: int = 0
+    generation: int | None = None
+    encoder: str | None = None
 
     @property
     def changed(self) -> bool:

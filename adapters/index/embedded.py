@@ -75,6 +75,16 @@ class EmbeddedStore(Store):
         mask[row] = False
         return matrix.top(matrix.vectors[row], limit, mask)
 
+    def warm_state(self, model_id: str) -> object | None:
+        matrix = self._current_matrix(model_id)
+        return (self._matrix_key, matrix)
+
+    def adopt_state(self, state: object) -> None:
+        if self._matrix is None and isinstance(state, tuple) and len(state) == 2:
+            key, matrix = state
+            if isinstance(matrix, VectorMatrix) and isinstance(key, tuple):
+                self._matrix, self._matrix_key = matrix, key
+
     def is_corruption(self, error: BaseException) -> bool:
         return isinstance(error, sqlite3.DatabaseError) and is_corruption(error)
 

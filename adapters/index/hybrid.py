@@ -55,6 +55,8 @@ class HybridIndex:
         self.embed_chunk = max(1, embed_chunk)
         self._docs: tuple[IndexDoc, ...] | None = None
         self._lock = threading.RLock()
+        self.last_sync: SyncStats | None = None
+        """What the last :meth:`sync` or :meth:`resume` of this handle found (None before either)."""
 
     @classmethod
     def open(
@@ -100,22 +102,49 @@ class HybridIndex:
 
     def sync(self, docs: Iterable[IndexDoc]) -> SyncStats:
         """Make the index hold exactly ``docs`` (first occurrence wins on a repeated address)."""
-        unique: dict[str, IndexDoc] = {}
-        for doc in docs:
-            if doc.address in unique:
-                log.warning("index sync: duplicate address %s ignored", doc.address)
-                continue
-            unique[doc.address] = doc
+        unique = _unique(docs)
         self._docs = tuple(unique.values())
         try:
-            return self._sync(unique)
+            stats = self._sync(unique)
         except Exception as exc:
             if not self._store.is_corruption(exc):
                 raise
             log.warning("index cache corrupt during sync (%s); rebuilding", exc)
             with self._lock:
                 self._store.reset()
-            return self._sync(unique)
+            stats = self._sync(unique)
+        self.last_sync = stats
+        return stats
+
+    def warm_state(self) -> object | None:
+        """The store's in-process read state for this encoder, loaded now (see :meth:`adopt_state`)."""
+        return self._guard(lambda: self._store.warm_state(self.embedder.model_id), lambda: None)
+
+    def adopt_state(self, state: object | None) -> None:
+        """Start from another handle's :meth:`warm_state` on the same index, so a process forked from a warm
+        one does not load the vectors again; a state the index has moved past since is reloaded, not used."""
+        if state is not None:
+            with self._lock:
+                self._store.adopt_state(state)
+
+    def resume(self, docs: Iterable[IndexDoc], synced: SyncStats | None) -> SyncStats:
+        """:meth:`sync`, skipped while the store is where ``synced`` - a sync of these same docs - left it.
+
+        A navigate turn forked from a warm template holds the very docs the template synced; when no process
+        has committed since (the generation has not moved) and the encoder is the same, the cache still holds
+        exactly them, and the diff over every doc (seconds at 100k nodes) is skipped. Anything else syncs.
+        """
+        unique = _unique(docs)
+        if (
+            synced is not None
+            and synced.generation is not None
+            and synced.encoder == self.embedder.model_id
+            and self._guard(self._store.generation, lambda: -1) == synced.generation
+        ):
+            self._docs = tuple(unique.values())
+            self.last_sync = SyncStats(reused=len(unique), generation=synced.generation, encoder=synced.encoder)
+            return self.last_sync
+        return self.sync(unique.values())
 
     def search(
         self,
@@ -234,6 +263,16 @@ class HybridIndex:
                     return fallback()
                 self._sync({d.address: d for d in self._docs}, holding_lock=True)
                 return op()
+
+
+def _unique(docs: Iterable[IndexDoc]) -> dict[str, IndexDoc]:
+    unique: dict[str, IndexDoc] = {}
+    for doc in docs:
+        if doc.address in unique:
+            log.warning("index sync: duplicate address %s ignored", doc.address)
+            continue
+        unique[doc.address] = doc
+    return unique
 
 
 def _first_words(text: str) -> str:

@@ -80,6 +80,12 @@ class PgStore:
             ).fetchone()
             return None if row is None or row[0] is None else str(row[0])
 
+    def warm_state(self, model_id: str) -> object | None:
+        return None  # the database ranks; this process keeps nothing between reads
+
+    def adopt_state(self, state: object) -> None:
+        pass
+
     def count(self) -> int:
         with self._cursor("count") as conn:
             row = conn.execute("SELECT count(*) FROM synapse_docs WHERE workspace = %s", (self.workspace,)).fetchone()

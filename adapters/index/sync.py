@@ -185,7 +185,15 @@ def sync(
             plan.missing = {k: d for k, d in plan.missing.items() if k not in found}
         if plan.empty:
             reembedded = sum(1 for a in hashes if snap.rows[a][1] in computed)
-            return SyncStats(counts.added, counts.updated, counts.removed, reembedded, len(hashes) - reembedded)
+            return SyncStats(
+                counts.added,
+                counts.updated,
+                counts.removed,
+                reembedded,
+                len(hashes) - reembedded,
+                snap.generation,
+                model_id,
+            )
         writer = _Writer(store, lock, snap.generation, model_id, set(snap.rows), counts, threaded)
         try:
             _pipeline(plan, snap, encoder, computed, writer, embed_chunk)
