@@ -14,6 +14,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ from synapse_server.errors import ConfigError, IndexUnavailable
 from synapse_server.sources import SourceLoader, code_exclusions, collisions, source_loaders
 
 if TYPE_CHECKING:
-    from adapters.index import HybridIndex
+    from adapters.index import HybridIndex, IndexDoc, SyncStats
     from adapters.index.embedder import TextEncoder
     from adapters.index.settings import IndexSettings
 
@@ -170,14 +171,26 @@ class Stores:
     def scoped(self, projects: list[str]) -> dict[str, Node]:
         return {a: n for a, n in self.nodes.items() if self.in_scope(n, projects)}
 
-    def open_index(self, embedder: TextEncoder, cache_dir: Path | None = None) -> HybridIndex:
-        """Open the derived index under the cache dir and bring it up to date (content-hash keyed)."""
+    @cached_property
+    def index_docs(self) -> tuple[IndexDoc, ...]:
+        """Every node as the index sees it; built once per load (a forked turn inherits the template's)."""
         from adapters.index import IndexDoc
+
+        return tuple(IndexDoc.from_node(n) for n in self.nodes.values())
+
+    def open_index(
+        self, embedder: TextEncoder, cache_dir: Path | None = None, *, synced: SyncStats | None = None
+    ) -> HybridIndex:
+        """Open the derived index under the cache dir and bring it up to date (content-hash keyed).
+
+        ``synced`` is what an earlier sync of this same load found (``HybridIndex.last_sync``): while the
+        index has not moved since, the diff over every doc is skipped (:meth:`HybridIndex.resume`).
+        """
         from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
 
         index = open_workspace_index(self.workspace, embedder, cache_dir)
         try:
-            index.sync(IndexDoc.from_node(n) for n in self.nodes.values())
+            index.resume(self.index_docs, synced)
         except BackendUnavailable as exc:
             index.close()
             raise IndexUnavailable(exc.message) from None

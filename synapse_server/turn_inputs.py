@@ -27,13 +27,14 @@ from synapse_server.navigation.substrate import SeedHit, Substrate, assemble
 from synapse_server.navigation.surfaces import NavigateResult
 from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.turn import run_turn
-from synapse_server.navigation.view import MissingGap, View
+from synapse_server.navigation.view import Graph, MissingGap, View
 from synapse_server.stores import Stores
 
 if TYPE_CHECKING:
+    from adapters.index import SyncStats
     from adapters.index.embedder import TextEncoder
 
-__all__ = ["TurnInputs", "navigate_turn", "prepare_turn"]
+__all__ = ["Preloaded", "TurnInputs", "navigate_turn", "preload", "prepare_turn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ def navigate_turn(
     *,
     embedder: TextEncoder,
     stores: Stores | None = None,
+    preloaded: Preloaded | None = None,
     model: Model | None = None,
     env: Mapping[str, str] | None = None,
     timings: Timings | None = None,
@@ -61,10 +63,19 @@ def navigate_turn(
     """One turn; ``voi`` picks the advisory focus policy (``minimal`` in production, others for sweeps).
 
     ``lean=False`` assembles and renders the envelope the earlier way (every seed, round-robin by
-    rank, duplicate bodies repeated); only the benchmark uses it, to measure both in one run.
+    rank, duplicate bodies repeated); only the benchmark uses it, to measure both in one run. ``stores`` or
+    ``preloaded`` (a warm template's) save the turn loading the workspace itself (see :func:`prepare_turn`).
     """
     inputs = prepare_turn(
-        workspace_root, request, embedder=embedder, stores=stores, model=model, env=env, timings=timings, lean=lean
+        workspace_root,
+        request,
+        embedder=embedder,
+        stores=stores,
+        preloaded=preloaded,
+        model=model,
+        env=env,
+        timings=timings,
+        lean=lean,
     )
     return run_turn(
         request.question, inputs.view, inputs.substrate, inputs.model, inputs.budgets, voi=voi, timings=timings
@@ -77,14 +88,22 @@ def prepare_turn(
     *,
     embedder: TextEncoder,
     stores: Stores | None = None,
+    preloaded: Preloaded | None = None,
     model: Model | None = None,
     env: Mapping[str, str] | None = None,
     timings: Timings | None = None,
     lean: bool = True,
 ) -> TurnInputs:
-    """Load the workspace, check the scope, seed the view from the index and resolve the model, before any model work."""
+    """Load the workspace, check the scope, seed the view from the index and resolve the model, before any model work.
+
+    ``stores`` already loaded (and current) are used as they are. ``preloaded`` is more: the stores, what the
+    index sync of exactly those stores found (so the index is not diffed again while nothing was committed
+    since), the loaded vectors and the node graph of the default scope; the caller vouches that it is current.
+    """
     workspace = load_workspace(workspace_root)
     projects = _projects(workspace, request.projects)
+    if preloaded is not None:
+        stores = preloaded.stores
     stores = stores or Stores.load(workspace)
     if model is None:
         spec = model_spec_from(workspace.config.model, env if env is not None else os.environ, request.model)
@@ -93,11 +112,16 @@ def prepare_turn(
         options = ModelOptions(timeout_s=limit, deadline=time.monotonic() + limit)
         model = resolve_model(spec, cwd=workspace.root, options=options)
     budgets = resolve_budgets(request.budgets(), workspace.config.navigate)
-    scoped = stores.scoped(projects)
-    substrate = Substrate.build(scoped, stores.resolvers, timings)
+    graph = preloaded.graphs.get(tuple(projects)) if preloaded is not None else None
+    if graph is None:
+        graph = Graph.build(stores.scoped(projects))
+    substrate = Substrate(graph, stores.resolvers, timings=timings)
+    scoped = graph.nodes
     with maybe(timings, "assembly"):
-        index = stores.open_index(embedder)
+        index = stores.open_index(embedder, synced=preloaded.synced if preloaded is not None else None)
         try:
+            if preloaded is not None:
+                index.adopt_state(preloaded.vectors)
 
             def search(question: str, limit: int, family: str) -> list[SeedHit]:
                 hits = index.search(question, limit, families=[family], projects=projects if family == "zk" else None)
@@ -108,6 +132,33 @@ def prepare_turn(
         finally:
             index.close()
     return TurnInputs(view, substrate, model, budgets)
+
+
+@dataclass(frozen=True)
+class Preloaded:
+    """A workspace loaded once by a long-lived process (the navigate template) for the turns it forks.
+
+    ``synced`` is what the index sync of exactly these stores found, ``vectors`` the index's loaded read
+    state (``HybridIndex.warm_state``), ``graphs`` the node graph per project scope (the default scope's).
+    Every part is read-only once built; a forked turn gets a copy of the memory, and nothing flows back.
+    """
+
+    stores: Stores
+    synced: SyncStats | None
+    vectors: object | None
+    graphs: Mapping[tuple[str, ...], Graph]
+
+
+def preload(workspace: Workspace, embedder: TextEncoder) -> Preloaded:
+    """Load the stores, sync the index and keep what a turn would rebuild; no index handle stays open."""
+    stores = Stores.load(workspace)
+    index = stores.open_index(embedder)
+    try:
+        synced, vectors = index.last_sync, index.warm_state()
+    finally:
+        index.close()
+    projects = _projects(workspace, None)
+    return Preloaded(stores, synced, vectors, {tuple(projects): Graph.build(stores.scoped(projects))})
 
 
 def _projects(workspace: Workspace, requested: list[str] | None) -> list[str]:

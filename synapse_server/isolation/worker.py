@@ -1,9 +1,11 @@
 """The navigate template: ``python -P -m synapse_server.isolation.worker --fd N --root DIR``.
 
 It warms up once (imports, the embedding model through the stores' public
-loader, the workspace's index cache), says ``ready`` on its control socket, and
-from then on forks one child per turn. A fork of a warm process starts a turn in
-milliseconds, where a fresh interpreter would import and load everything again.
+loader, the workspace's stores and index cache), says ``ready`` on its control
+socket, and from then on forks one child per turn. A fork of a warm process
+starts a turn in milliseconds, where a fresh interpreter would import and load
+everything again; before each fork the template checks whether the store files
+changed and, only then, loads and syncs them again (:func:`refresh`).
 The template itself never runs a turn and holds no open index or store handle
 when it forks; it is single-threaded, so a fork copies no lock held elsewhere.
 
@@ -52,11 +54,19 @@ _CONTROL_CHUNK = 64 * 1024
 
 @dataclass
 class Warm:
-    """What warm-up prepared: the embedder, the config value it was built for, and the turn function."""
+    """What warm-up prepared: the embedder, the config value it was built for, the turn function, the stores.
+
+    ``preloaded`` is the workspace loaded once (:class:`~synapse_server.turn_inputs.Preloaded`: stores, index
+    sync, vectors, node graph), kept current by ``freshness``, which is checked before every fork (see
+    :func:`refresh`). Both are None when the load failed: the turn then loads for itself and reports the
+    failure properly.
+    """
 
     embedder: Any
     embedding_key: str | None
     turn: Callable[..., Any] | None
+    preloaded: Any = None
+    freshness: Any = None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,21 +87,61 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def warm_up(root: Path) -> Warm:
-    """Pay start-up once: model weights, the engine's imports, the index cache for this workspace."""
+    """Pay start-up once: model weights, the engine's imports, the stores and the index cache of this workspace."""
     from synapse_server.config import load_workspace
-    from synapse_server.stores import Stores, make_embedder
+    from synapse_server.stores import make_embedder
 
-    embedder: Any = None
-    key: str | None = None
+    warm = Warm(None, None, _turn_function())
     try:
         workspace = load_workspace(root)
-        key = _embedding_key(workspace)
-        embedder = make_embedder(workspace)
-        embedder.encode([WARM_UP_TEXT])  # loads the weights and runs the first (slow) forward pass here, once
-        Stores.load(workspace).open_index(embedder).close()  # syncs the cache; closed before any fork
+        warm.embedding_key = _embedding_key(workspace)
+        warm.embedder = make_embedder(workspace)
+        warm.embedder.encode([WARM_UP_TEXT])  # loads the weights and runs the first (slow) forward pass, once
     except Exception as exc:  # the turn meets the same problem and reports it properly
         log.info("warm-up incomplete: %s: %s", type(exc).__name__, exc)
-    return Warm(embedder, key, _turn_function())
+        return warm
+    refresh(warm, root)
+    return warm
+
+
+def refresh(warm: Warm, root: Path) -> None:
+    """Before a fork: keep the loaded stores while their files are unchanged, otherwise load and sync again.
+
+    The check is the server's own (:class:`~synapse_server.actions.freshness.Freshness`: the store folders'
+    inotify queue, or a full fingerprint where no watch can be trusted), so a turn sees every store change
+    that finished before it was forked. The index is synced here and closed again before the fork; its
+    result travels to the turn as ``synced``. Any failure drops the loaded state: the turn loads for itself.
+    """
+    from synapse_server.actions.freshness import Freshness
+    from synapse_server.config import load_workspace
+    from synapse_server.stores import make_embedder
+    from synapse_server.turn_inputs import preload
+
+    if warm.freshness is not None and warm.freshness.current():
+        return
+    _forget(warm)
+    if warm.embedder is None:
+        return  # warm-up failed: every turn builds its own encoder and reports what went wrong
+    try:
+        workspace = load_workspace(root)
+        if _embedding_key(workspace) != warm.embedding_key:
+            warm.embedder, warm.embedding_key = make_embedder(workspace), _embedding_key(workspace)
+        freshness = Freshness(workspace)  # fingerprinted before the load: a write during it shows next time
+        try:
+            preloaded = preload(workspace, warm.embedder)  # closes its index: no handle crosses a fork
+        except BaseException:
+            freshness.close()
+            raise
+    except Exception as exc:
+        log.info("stores not preloaded: %s: %s", type(exc).__name__, exc)
+        return
+    warm.preloaded, warm.freshness = preloaded, freshness
+
+
+def _forget(warm: Warm) -> None:
+    if warm.freshness is not None:
+        warm.freshness.close()
+    warm.preloaded = warm.freshness = None
 
 
 class Template:
@@ -153,6 +203,8 @@ class Template:
 
     def _fork(self, fd: int, selector: selectors.BaseSelector) -> None:
         turn = socket.socket(fileno=fd)
+        if self.warm is not None:
+            refresh(self.warm, self.root)
         try:
             pid = os.fork()
         except OSError as exc:  # out of processes or memory: this turn fails, the template goes on
@@ -262,7 +314,7 @@ def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[
                 "detail": "the navigation engine is not installed",
             }
         else:
-            result = warm.turn(root, request, embedder=_embedder_for(root, warm))
+            result = warm.turn(root, request, embedder=_embedder_for(root, warm), preloaded=warm.preloaded)
         return {"type": "result", "result": result.model_dump(mode="json")}
     except Exception as exc:
         if (known := typed(exc)) is not None:  # a SynapseError, or an adapter's typed failure
