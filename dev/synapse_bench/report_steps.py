@@ -23,7 +23,7 @@ from typing import Any
 from dev.synapse_bench.synthetic import parse_size
 
 REPO = Path(__file__).resolve().parents[2]
-STEPS = ("parse", "perf", "baselines", "mcp", "nav", "overlay", "server")
+STEPS = ("parse", "perf", "baselines", "mcp", "nav", "servernav", "overlay", "server")
 
 
 class StepFailed(RuntimeError):
@@ -138,6 +138,9 @@ def gather(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         if wanted("nav", size):
             nav = ["--root", str(root), "--repeat", str(args.nav_repeat), "--json"]
             rec.step(f"nav/{size}", partial(harness, "dev.synapse_bench.nav_bench", *nav))
+        if wanted("servernav", size):
+            served = ["--navigate", "8", "--navigate-root", str(root)]
+            rec.step(f"servernav/{size}", partial(harness, "dev.synapse_bench.server_bench", *served))
         if wanted("overlay", size):
             rec.step(f"overlay/{size}", partial(build_overlays, root))
     if "nav" not in skip:

@@ -16,13 +16,13 @@ Cursor would, and times:
   the median of the following turns (each in a fresh process forked from the template).
 
 ``--navigate N`` times N back-to-back navigate calls through one server instead
-(extractive model, fresh demo): the first call (it waits for the template's
+(extractive model, fresh demo, or the prepared workspace ``--navigate-root``): the first call (it waits for the template's
 warm-up, which also builds the index cache), then p50 / p95 /
 max of calls 2..N, beside the cost a turn paid when it had to start a worker
 from scratch (a fresh template's start to its first forked turn, measured in the
 same run): the ratio is what the warm template saves per turn.
 
-Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--warm-cache] [--json] [--navigate 10]``.
+Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--warm-cache] [--json] [--navigate 10 [--navigate-root W]]``.
 ``--warm-cache`` runs one throwaway session first so the index cache exists, as
 after a restart. Figures are measurements, never asserted by tests.
 """
@@ -185,11 +185,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--navigate", type=int, default=None, metavar="N", help="only time N back-to-back navigate calls (demo)"
     )
+    parser.add_argument(
+        "--navigate-root", type=Path, default=None, help="with --navigate: this prepared workspace instead of the demo"
+    )
     args = parser.parse_args(argv)
-    if args.navigate is not None:
+    if args.navigate is not None and args.navigate_root is not None:
+        figures = anyio.run(navigate_figures, args.navigate_root.resolve(), max(2, args.navigate))
+    elif args.navigate is not None:
         with tempfile.TemporaryDirectory(prefix="synapse-server-bench-") as tmp:
             root = make_demo(Path(tmp) / "demo")
             figures = anyio.run(navigate_figures, root, max(2, args.navigate))
+    if args.navigate is not None:
         figures["cpus"] = os.cpu_count()
         sys.stdout.write(json.dumps(figures, indent=2) + "\n")
         return 0
