@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from synapse_server import __version__
 from synapse_server import apps as answer_card
-from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.actions.deps import _INJECTED, Deps, ServerSettings
 from synapse_server.actions.progress import reporting
 from synapse_server.dispatch import Dispatcher, Outcome
 from synapse_server.errors import SynapseError
@@ -78,9 +78,12 @@ class SynapseTool(Tool):
         )
 
 
-def build_server(settings: ServerSettings, *, embedder: TextEncoder | None = None) -> MCPServer[Any]:
-    """The server for one workspace; ``embedder`` lets tests share one loaded model."""
-    deps = Deps(settings, embedder=embedder)
+def build_server(
+    settings: ServerSettings, *, embedder: TextEncoder | None = None, embedder_spec: object = _INJECTED
+) -> MCPServer[Any]:
+    """The server for one workspace; ``embedder`` lets tests share one loaded model, and ``synapse serve``
+    hand over the one it started loading (with the ``embedding_model`` it was built for, see :class:`Deps`)."""
+    deps = Deps(settings, embedder=embedder, embedder_spec=embedder_spec)
     dispatcher = Dispatcher(deps)
 
     async def synapse(arguments: dict[str, Any]) -> Annotated[CallToolResult, ToolResult]:
@@ -119,7 +122,7 @@ def build_server(settings: ServerSettings, *, embedder: TextEncoder | None = Non
     )
 
 
-def serve(settings: ServerSettings) -> None:
+def serve(settings: ServerSettings, *, embedder: TextEncoder | None = None, embedder_spec: object = _INJECTED) -> None:
     """Run the stdio server until the client disconnects, then end the process even if a call is stuck.
 
     The lifespan has killed every navigate worker and command by then. A call
@@ -127,7 +130,7 @@ def serve(settings: ServerSettings) -> None:
     interpreter alive forever at its exit-time join, so after a short grace the
     process leaves without waiting for it.
     """
-    anyio.run(serve_stdio, build_server(settings))
+    anyio.run(serve_stdio, build_server(settings, embedder=embedder, embedder_spec=embedder_spec))
     _leave_without_stuck_threads()
 
 

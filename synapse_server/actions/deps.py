@@ -70,11 +70,20 @@ class _Loaded:
 class Deps:
     """Lazily loaded, fingerprint-refreshed state shared by the actions of one server."""
 
-    def __init__(self, settings: ServerSettings, *, embedder: TextEncoder | None = None, watch: bool = True) -> None:
+    def __init__(
+        self,
+        settings: ServerSettings,
+        *,
+        embedder: TextEncoder | None = None,
+        embedder_spec: object = _INJECTED,
+        watch: bool = True,
+    ) -> None:
+        """``embedder`` is used for every call (tests inject one), unless ``embedder_spec`` names the
+        ``embedding_model`` it was built for: then a changed config still gets a new encoder."""
         self.settings = settings
         self._watch = watch
         self._embedder = embedder
-        self._embedder_spec: object = _INJECTED if embedder is not None else None
+        self._embedder_spec: object = embedder_spec if embedder is not None else None
         self.lock = threading.RLock()
         """Serialises store and index use: actions run on worker threads, the index is one SQLite connection."""
         self._loaded: _Loaded | None = None

@@ -13,9 +13,10 @@ import argparse
 import json
 import logging
 import os
+import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from synapse_server.actions.deps import WRITE_FREE_ENV, Deps, ServerSettings
 from synapse_server.config import find_workspace, load_workspace
@@ -24,6 +25,9 @@ from synapse_server.models import model_spec_origin, parse_model_spec
 from synapse_server.models.spec import ENV_VAR as MODEL_ENV
 from synapse_server.models.spec import TRUST_ENV
 from synapse_server.stores import FAMILIES, index_settings, make_embedder, open_workspace_index
+
+if TYPE_CHECKING:
+    from adapters.index.embedder import TextEncoder
 
 INDEX_FILE = "index-default.sqlite3"
 log = logging.getLogger(__name__)
@@ -52,7 +56,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.root) if args.root else find_workspace(Path.cwd())
     workspace = load_workspace(root)
-    make_embedder(workspace, check=True)  # a bad embedding_model is a config_error now, not on every search
+    encoder = make_embedder(workspace, check=True)  # a bad embedding_model is a config_error now, not on every search
     if args.model is not None:
         parse_model_spec(args.model)
     settings = ServerSettings.from_environment(workspace.root, write_free=args.write_free, model=args.model)
@@ -63,10 +67,29 @@ def run(args: argparse.Namespace) -> int:
         report = check_report(settings)
         print(json.dumps(report, indent=2) if args.json else "\n".join(report_lines(report)))
         return 0
+    _load_in_background(encoder)  # while the MCP SDK imports: the first search finds the model loaded
     from synapse_server.server import serve
 
-    serve(settings)
+    serve(settings, embedder=encoder, embedder_spec=workspace.config.embedding_model)
     return 0
+
+
+def _load_in_background(encoder: TextEncoder) -> None:
+    """Start loading an ONNX encoder on a daemon thread (its session set-up runs in native code, beside the
+    imports); a torch encoder stays lazy, so a server never imports torch before a search needs it. A load
+    that fails here fails again, reported properly, where the first search uses the encoder."""
+    from adapters.index.embedder import OnnxEmbedder
+
+    if not isinstance(encoder, OnnxEmbedder):
+        return
+
+    def load() -> None:
+        try:
+            encoder.load()
+        except Exception as exc:
+            log.info("embedding model not preloaded: %s", type(exc).__name__)
+
+    threading.Thread(target=load, name="synapse-model-load", daemon=True).start()
 
 
 def check_report(settings: ServerSettings) -> dict[str, Any]:

@@ -95,3 +95,53 @@ def test_a_damaged_model_found_only_at_the_first_search_is_a_config_error_too(
     _, err = capsys.readouterr()
     assert code == 2 and json.loads(err)["error"]["kind"] == "config_error"
     assert "Traceback" not in err and str(fresh_demo) not in err
+
+
+def test_a_handed_over_encoder_serves_while_its_embedding_model_stands_and_is_replaced_when_it_changes(
+    fresh_demo: Path,
+):
+    """``synapse serve`` hands the server the encoder it started loading; a later config change still counts."""
+    from synapse_server.actions.deps import Deps, ServerSettings
+    from synapse_server.config import load_workspace
+    from synapse_server.stores import make_embedder
+
+    workspace = load_workspace(fresh_demo)
+    started = make_embedder(workspace)
+    deps = Deps(
+        ServerSettings(root=fresh_demo, prespawn=False),
+        embedder=started,
+        embedder_spec=workspace.config.embedding_model,
+        watch=False,
+    )
+    try:
+        assert deps.embedder is started
+        _configure(fresh_demo, "minilm-onnx")
+        assert deps.embedder is not started, "the config now names a model the handed-over encoder was not built for"
+    finally:
+        deps.close()
+
+
+def test_serve_starts_loading_the_default_encoder_on_a_thread_of_its_own(fresh_demo: Path):
+    import threading
+
+    from synapse_server.commands.serve import _load_in_background
+    from synapse_server.config import load_workspace
+    from synapse_server.stores import make_embedder
+
+    onnx = make_embedder(load_workspace(fresh_demo))
+    _load_in_background(onnx)
+    for loader in [t for t in threading.enumerate() if t.name == "synapse-model-load"]:
+        loader.join(timeout=120)
+    assert onnx.is_loaded
+
+
+def test_serve_leaves_a_torch_encoder_lazy(fresh_demo: Path):
+    pytest.importorskip("sentence_transformers", reason="the torch extra is not installed")
+    from synapse_server.commands.serve import _load_in_background
+    from synapse_server.config import load_workspace
+    from synapse_server.stores import make_embedder
+
+    _configure(fresh_demo, "minilm-torch")
+    torch = make_embedder(load_workspace(fresh_demo))
+    _load_in_background(torch)
+    assert not torch.is_loaded
