@@ -102,7 +102,9 @@ class HybridIndex:
 
     def sync(self, docs: Iterable[IndexDoc]) -> SyncStats:
         """Make the index hold exactly ``docs`` (first occurrence wins on a repeated address)."""
-        unique = _unique(docs)
+        return self._sync_unique(_unique(docs))
+
+    def _sync_unique(self, unique: dict[str, IndexDoc]) -> SyncStats:
         self._docs = tuple(unique.values())
         try:
             stats = self._sync(unique)
@@ -144,7 +146,7 @@ class HybridIndex:
             self._docs = tuple(unique.values())
             self.last_sync = SyncStats(reused=len(unique), generation=synced.generation, encoder=synced.encoder)
             return self.last_sync
-        return self.sync(unique.values())
+        return self._sync_unique(unique)
 
     def search(
         self,

@@ -124,8 +124,9 @@ def refresh(warm: Warm, root: Path) -> None:
         return  # warm-up failed: every turn builds its own encoder and reports what went wrong
     try:
         workspace = load_workspace(root)
-        if _embedding_key(workspace) != warm.embedding_key:
-            warm.embedder, warm.embedding_key = make_embedder(workspace), _embedding_key(workspace)
+        key = _embedding_key(workspace)
+        if key != warm.embedding_key:
+            warm.embedder, warm.embedding_key = make_embedder(workspace), key
         freshness = Freshness(workspace)  # fingerprinted before the load: a write during it shows next time
         try:
             preloaded = preload(workspace, warm.embedder)  # closes its index: no handle crosses a fork
