@@ -25,18 +25,26 @@ COMMANDS = (
 """Subcommand modules, in help order."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand, or with ``only`` that one (when it names one).
+
+    Each subcommand module imports what its command needs, so registering all
+    fifteen costs every command the imports of the others; ``synapse serve``,
+    which a host waits on, then starts without them. Help, ``--version`` and an
+    unknown command still see the full list.
+    """
     parser = argparse.ArgumentParser(prog="synapse", description="Grounded answers from a project's own evidence.")
     parser.add_argument("--version", action="version", version=f"synapse {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"synapse_server.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     if args.command == "serve":  # stdout is the protocol: nothing may rewrite it
         return _run(args)
     with terminal_safe_output():

@@ -34,8 +34,11 @@ HERE = Path(__file__).resolve().parent
 
 
 SERVER_LABELS = {
-    "start_to_tools_list_s": "start -> initialize -> tools/list (s)",
-    "start_to_first_search_s": "start -> first search answered (s)",
+    "start_to_tools_list_s": "start -> initialize -> tools/list, median of the starts (s)",
+    "start_to_first_search_s": "start -> first search answered, median of the starts (s)",
+    "start_to_first_search_min_s": "start -> first search answered, fastest start (s)",
+    "start_to_first_search_max_s": "start -> first search answered, slowest start (s)",
+    "starts": "fresh server starts sampled",
     "tools_list_warm_s": "tools/list again (s)",
     "search_first_s": "first search: loads the model (s)",
     "search_warm_median_s": "search, warm median (s)",

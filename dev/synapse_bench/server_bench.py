@@ -22,9 +22,11 @@ max of calls 2..N, beside the cost a turn paid when it had to start a worker
 from scratch (a fresh template's start to its first forked turn, measured in the
 same run): the ratio is what the warm template saves per turn.
 
-Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--warm-cache] [--json] [--navigate 10 [--navigate-root W]]``.
+Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--starts 5] [--warm-cache] [--json] [--navigate 10 [--navigate-root W]]``.
 ``--warm-cache`` runs one throwaway session first so the index cache exists, as
-after a restart. Figures are measurements, never asserted by tests.
+after a restart. The start figures (start -> tools/list, start -> first search)
+are the median of ``--starts`` fresh servers, each started after the full
+session, with their spread. Figures are measurements, never asserted by tests.
 """
 
 from __future__ import annotations
@@ -50,6 +52,17 @@ QUERIES = ("transaction costs", "volatility target", "why did the Sharpe ratio f
 QUESTION = "What annualised volatility target do the momentum positions use?"
 
 
+def server_env() -> dict[str, str]:
+    """The environment a host starts the server in, less ``PYTHONDONTWRITEBYTECODE``.
+
+    On a user's machine the first start writes the project's bytecode and every
+    later start reads it. With that variable set (some CI images and sandboxes
+    set it), every start compiles each edited module again, and the start
+    figures would time the compiler instead of the server.
+    """
+    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
 async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
     start = time.perf_counter()
     result = await call()
@@ -57,7 +70,7 @@ async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
 
 
 async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=dict(os.environ))
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=server_env())
     start = time.perf_counter()
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -100,9 +113,38 @@ async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
     }
 
 
+async def start_figures(root: Path, starts: int) -> dict[str, Any]:
+    """A host's wait, sampled: ``starts`` fresh servers each timed to tools/list and to a first search answered.
+
+    One start is one sample of a figure the machine's load moves by a few hundred
+    milliseconds (two CPUs shared with the server's own template start), so the
+    report takes the median and shows the spread beside it.
+    """
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=server_env())
+    listed: list[float] = []
+    answered: list[float] = []
+    with open(os.devnull, "w", encoding="utf-8") as errlog:
+        for _ in range(starts):
+            start = time.perf_counter()
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                await session.list_tools()
+                listed.append(time.perf_counter() - start)
+                await session.call_tool("synapse", {"action": "search", "query": QUERIES[0]})
+                answered.append(time.perf_counter() - start)
+    return {
+        "starts": starts,
+        "start_to_tools_list_s": round(statistics.median(listed), 3),
+        "start_to_first_search_s": round(statistics.median(answered), 3),
+        "start_to_first_search_min_s": round(min(answered), 3),
+        "start_to_first_search_max_s": round(max(answered), 3),
+        "start_to_first_search_samples_s": [round(t, 3) for t in answered],
+    }
+
+
 async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
     """Search round trips only, on a prepared workspace (e.g. a synthetic 1k or 10k one with a warm cache)."""
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=dict(os.environ))
+    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=server_env())
     start = time.perf_counter()
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -127,7 +169,7 @@ async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
 async def navigate_figures(root: Path, calls: int) -> dict[str, Any]:
     """Back-to-back navigate round trips through one server, and a cold worker start beside them."""
     params = StdioServerParameters(
-        command=str(SYNAPSE), args=["serve", "--root", str(root), "--model", "extractive"], env=dict(os.environ)
+        command=str(SYNAPSE), args=["serve", "--root", str(root), "--model", "extractive"], env=server_env()
     )
     times: list[float] = []
     verdicts: list[str | None] = []
@@ -161,7 +203,7 @@ async def cold_worker_start(root: Path) -> float:
     from synapse_server.isolation.runner import Template
 
     start = time.perf_counter()
-    template = await Template.spawn(root, dict(os.environ))
+    template = await Template.spawn(root, server_env())
     try:
         turn = await template.fork()
         took = time.perf_counter() - start
@@ -176,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="warm round trips per action (default 5)")
     parser.add_argument("--warm-cache", action="store_true", help="build the index cache in a throwaway session first")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--starts",
+        type=int,
+        default=5,
+        help="fresh server starts sampled for the start figures, reported as their median (default 5)",
+    )
     parser.add_argument(
         "--search-root",
         type=Path,
@@ -208,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.warm_cache:
             anyio.run(session_figures, root, 1)
         figures = anyio.run(session_figures, root, args.repeat)
+        figures.update(anyio.run(start_figures, root, max(1, args.starts)))
     figures["index_cache"] = "warm" if args.warm_cache else "cold"
     figures["cpus"] = os.cpu_count()
     if args.json:

@@ -162,3 +162,11 @@ def test_the_mcp_section_sets_the_round_trip_beside_the_index_query_of_the_same_
     assert "| 10k | full scan per check (before; the fallback) | 52.0 | 4 | 9.00 | 36.0 | 13.0 | 3.0 |" in text
     assert "| MCP search round trip p50 at 10k ÷ index query (same run) | ≤ ×2 | ×1.60 |" in text
     assert "| cold build ÷ encoder ceiling at 10k | ≥ 0.9 | — |" in text
+
+
+def test_the_start_target_is_the_median_of_the_sampled_starts_with_their_spread() -> None:
+    server = {"start_to_first_search_s": 1.22, "starts": 5, "start_to_first_search_min_s": 1.17,
+              "start_to_first_search_max_s": 1.46, "navigate_next_median_s": 0.14}  # fmt: skip
+    text = markdown(figures(server=server))
+    assert "| server start -> first search answered, demo | ≤ 1.5 s | 1.22 s (median of 5 starts, 1.17–1.46 s) |" in text
+    assert "| start -> first search answered, slowest start (s) | 1.460 |" in text

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,26 @@ def test_every_server_command_has_help(capsys: pytest.CaptureFixture[str], comma
     with pytest.raises(SystemExit) as exited:
         main([command, "--help"])
     assert exited.value.code == 0 and "--root" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["no-such-command"]])
+def test_help_and_an_unknown_command_still_list_every_command(capsys: pytest.CaptureFixture[str], argv: list[str]):
+    from synapse_server.cli import COMMANDS
+
+    with pytest.raises(SystemExit):
+        main(argv)
+    out, err = capsys.readouterr()
+    assert all(name in out + err for name in COMMANDS)
+
+
+def test_serve_starts_without_importing_the_other_commands():
+    # A host waits on `synapse serve`: it must not pay for importing the fourteen commands it never runs.
+    code = (
+        "import json, sys; from synapse_server.cli import build_parser; build_parser('serve')\n"
+        "print(json.dumps([m for m in sys.modules if m.startswith('synapse_server.commands.')]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = json.loads(out.stdout)
+    assert "synapse_server.commands.serve" in loaded
+    others = {"synapse_server.commands.dashboard", "synapse_server.commands.eval", "synapse_server.commands.init"}
+    assert not others & set(loaded)
