@@ -36,8 +36,8 @@ from adapters.base import Diagnostic, Edge, Family, LoadResult, Node
 from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import StoreFileError
 from adapters.ids import BadAddress, make_address
-from adapters.paths import under
-from adapters.source_files import SourceText, check_folder, read_source, shown_path, walk_files
+from adapters.paths import display_path, under
+from adapters.source_files import SourceText, check_folder, read_source, walk_files
 
 STATUS_MAP: dict[str, str] = {
     "accepted": "active",
@@ -83,7 +83,7 @@ class AdrAdapter:
             return LoadResult((), (problem,))
         files, diagnostics = walk_files(self.folder, (".md", ".markdown"), self.root, recursive=False)
         tethers = FileTethers(self.root, self.repo_dir)
-        tethers.prepare(shown_path(path, self.root) for path in files)
+        tethers.prepare(display_path(path, self.root) for path in files)
         nodes: dict[str, Node] = {}
         links: dict[str, list[_Link]] = {}
         for path in files:

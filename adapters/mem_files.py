@@ -28,8 +28,8 @@ from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import StoreFileError
 from adapters.ids import BadAddress, make_address
 from adapters.mem_parse import Declaration, parse_mem
-from adapters.paths import under
-from adapters.source_files import check_folder, read_source, shown_path, walk_files
+from adapters.paths import display_path, under
+from adapters.source_files import check_folder, read_source, walk_files
 
 STATEMENT_FIELDS = ("rule", "claim", "statement", "decision", "value", "text", "description", "question", "goal")
 RELATION_FIELDS = frozenset(
@@ -62,7 +62,7 @@ class MemFilesAdapter:
         else:
             files, diagnostics = walk_files(self.path, (".mem",), self.root, recursive=True)
         tethers = FileTethers(self.root, self.repo_dir)
-        tethers.prepare(shown_path(p, self.root) for p in files)
+        tethers.prepare(display_path(p, self.root) for p in files)
         decls: dict[str, tuple[Declaration, str, Tether]] = {}
         for path in files:
             try:

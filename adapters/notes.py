@@ -30,8 +30,8 @@ from adapters.base import Diagnostic, Edge, Family, LoadResult, Node
 from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import Record, StoreFileError
 from adapters.ids import BadAddress, make_address
-from adapters.paths import under
-from adapters.source_files import SourceText, check_folder, read_source, shown_path, walk_files
+from adapters.paths import display_path, under
+from adapters.source_files import SourceText, check_folder, read_source, walk_files
 
 NOTE_TYPES = frozenset({"claim", "finding", "method", "quote", "concept", "question", "synthesis"})
 _WIKI = re.compile(r"(!?)\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
@@ -73,16 +73,16 @@ class NotesAdapter:
         self.repo_dir = repo_dir
         self.project = project
         self.code_name = code_name
-        self.skip = tuple(shown_path(under(workspace_root, p), workspace_root).rstrip("/") + "/" for p in skip)
+        self.skip = tuple(display_path(under(workspace_root, p), workspace_root).rstrip("/") + "/" for p in skip)
 
     def load(self) -> LoadResult:
         problem = check_folder(self.folder, self.root, "notes folder")
         if problem is not None:
             return LoadResult((), (problem,))
         files, diagnostics = walk_files(self.folder, (".md", ".markdown"), self.root, recursive=True)
-        files = [f for f in files if not shown_path(f, self.root).startswith(self.skip)]
+        files = [f for f in files if not display_path(f, self.root).startswith(self.skip)]
         tethers = FileTethers(self.root, self.repo_dir)
-        tethers.prepare(shown_path(path, self.root) for path in files)
+        tethers.prepare(display_path(path, self.root) for path in files)
         notes: dict[str, _Note] = {}
         for path in files:
             try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 
@@ -111,8 +112,17 @@ def display_path(path: Path, workspace_root: Path) -> str:
     """The workspace-relative POSIX path used in diagnostics and ``Node.path``.
 
     Paths outside the workspace (a federated zettelkasten) keep a relative form
-    with ``..`` so a diagnostic never prints an absolute machine path.
+    with ``..`` so a diagnostic never prints an absolute machine path. A path
+    lexically under the root (every store file an adapter lists) needs no
+    resolving: the adapters call this once per file, and resolving the root each
+    time was an ``lstat`` per component per file.
     """
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return path.relative_to(workspace_root).as_posix()
+    except ValueError:
+        pass
     real_root = workspace_root.resolve()
     absolute = path if path.is_absolute() else real_root / path
     try:
@@ -131,17 +141,10 @@ def list_store_files(directory: Path, suffix: str, root: Path) -> tuple[list[Pat
     """
     accepted: list[Path] = []
     refused: list[tuple[Path, str]] = []
-    if not directory.is_dir():
-        return accepted, refused
-    for entry in sorted(directory.iterdir(), key=lambda p: p.name):
-        if not entry.name.endswith(suffix) or entry.name.startswith("."):
-            continue
-        try:
-            resolved = resolve_inside(root, entry)
-        except PathEscape as exc:
-            refused.append((entry, exc.reason))
-            continue
-        if resolved.exists() and not resolved.is_dir():
+    for entry, resolved, reason in _listing(directory, root, lambda name: name.endswith(suffix)):
+        if reason is not None:
+            refused.append((entry, reason))
+        elif resolved is None or (resolved.exists() and not resolved.is_dir()):
             accepted.append(entry)
     return accepted, refused
 
@@ -150,16 +153,50 @@ def list_store_dirs(directory: Path, root: Path) -> tuple[list[Path], list[tuple
     """Sub-directories of ``directory`` (hidden ones skipped), sorted, plus those refused as escaping ``root``."""
     accepted: list[Path] = []
     refused: list[tuple[Path, str]] = []
-    if not directory.is_dir():
-        return accepted, refused
-    for entry in sorted(directory.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith("."):
-            continue
-        try:
-            resolved = resolve_inside(root, entry)
-        except PathEscape as exc:
-            refused.append((entry, exc.reason))
-            continue
-        if resolved.is_dir():
+    for entry, resolved, reason in _listing(directory, root, lambda _name: True, dirs=True):
+        if reason is not None:
+            refused.append((entry, reason))
+        elif resolved is None or resolved.is_dir():
             accepted.append(entry)
     return accepted, refused
+
+
+def _listing(
+    directory: Path, root: Path, wanted: Callable[[str], bool], *, dirs: bool = False
+) -> Iterator[tuple[Path, Path | None, str | None]]:
+    """Each visible entry of ``directory`` that ``wanted`` names, sorted: ``(path, resolved, refusal)``.
+
+    Stores hold tens of thousands of files, and resolving each one walks every
+    component of its path with an ``lstat``. So the directory is resolved once:
+    an entry that is not a symlink resolves to the resolved directory plus its
+    name, inside ``root`` exactly when the directory is. Such an entry of the
+    wanted kind (a directory for ``dirs``, anything else otherwise) comes back
+    with ``resolved=None``, meaning "checked, keep it"; one of the other kind is
+    left out. A symlink is resolved on its own through :func:`resolve_inside`
+    and comes back resolved (or refused) for the caller to test what it points at.
+    """
+    if not directory.is_dir():
+        return
+    try:
+        resolve_inside(root, directory)
+        escape: str | None = None
+    except PathEscape as exc:  # every entry resolves through the directory, so every one escapes
+        escape = exc.reason
+    with os.scandir(directory) as scan:
+        found = sorted((e for e in scan if not e.name.startswith(".") and wanted(e.name)), key=lambda e: e.name)
+    for item in found:
+        entry = directory / item.name
+        try:
+            link = item.is_symlink()
+            kind_is_dir = item.is_dir(follow_symlinks=False)
+        except OSError:  # vanished between the scan and the look: as iterdir would, let the caller's read report it
+            link, kind_is_dir = True, False
+        if escape is not None:
+            yield entry, None, escape
+        elif link:
+            try:
+                yield entry, resolve_inside(root, entry), None
+            except PathEscape as exc:
+                yield entry, None, exc.reason
+        elif kind_is_dir == dirs:
+            yield entry, None, None

@@ -31,17 +31,9 @@ class SourceText:
     body_line: int
 
 
-def shown_path(path: Path, root: Path) -> str:
-    """``display_path`` without resolving: walked entries are lexically under the (resolved) workspace root."""
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return display_path(path, root)
-
-
 def read_source(path: Path, root: Path, *, front_matter: bool = True) -> SourceText:
     """Read ``path``; raises :class:`StoreFileError` for unreadable, binary, oversized or undecodable files."""
-    shown = shown_path(path, root)
+    shown = display_path(path, root)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -90,11 +82,11 @@ def walk_files(
             try:
                 resolved = resolve_inside(root, entry)
             except PathEscape as exc:
-                refused.append(Diagnostic(shown_path(entry, root), 1, "path-escape", exc.reason))
+                refused.append(Diagnostic(display_path(entry, root), 1, "path-escape", exc.reason))
                 continue
             if resolved.is_file():
                 found.append(entry)
-    return sorted(found, key=lambda p: shown_path(p, root)), refused
+    return sorted(found, key=lambda p: display_path(p, root)), refused
 
 
 def check_folder(directory: Path, root: Path, what: str) -> Diagnostic | None:

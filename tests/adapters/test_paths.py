@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside
+from adapters.paths import PathEscape, check_relative, display_path, list_store_dirs, list_store_files, resolve_inside
 
 
 def test_a_path_inside_the_root_resolves(tmp_path: Path) -> None:
@@ -66,3 +66,47 @@ def test_store_listings_are_sorted_and_report_escaping_links(tmp_path: Path) -> 
     accepted, refused = list_store_files(store, ".md", root)
     assert [path.name for path in accepted] == ["a.md", "b.md"]
     assert [path.name for path, _ in refused] == ["z.md"]
+
+
+def test_every_entry_of_a_store_folder_linked_out_of_the_root_is_refused(tmp_path: Path) -> None:
+    # The listing resolves the folder once and each plain entry through it: a folder that is itself a link out
+    # of the root must still refuse every file in it, not accept them because they are not links.
+    root = tmp_path / "root"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("a.md", "b.md"):
+        (outside / name).write_text("x", encoding="utf-8")
+    os.symlink(outside, root / "notes")
+    accepted, refused = list_store_files(root / "notes", ".md", root)
+    assert accepted == []
+    assert [(path.name, reason) for path, reason in refused] == [
+        ("a.md", "resolves outside its root"),
+        ("b.md", "resolves outside its root"),
+    ]
+
+
+def test_listings_keep_links_that_stay_inside_and_sort_out_the_other_kind(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    store = root / "store"
+    (store / "sub.md").mkdir(parents=True)  # a folder named like a note is not a note
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "real.md").write_text("x", encoding="utf-8")
+    (store / "plain.md").write_text("x", encoding="utf-8")
+    os.symlink(root / "elsewhere" / "real.md", store / "linked.md")
+    os.symlink(root / "elsewhere", store / "linked-dir")
+    os.symlink(store / "missing.md", store / "dangling.md")
+    files, refused = list_store_files(store, ".md", root)
+    assert [path.name for path in files] == ["linked.md", "plain.md"] and refused == []
+    dirs, refused = list_store_dirs(store, root)
+    assert [path.name for path in dirs] == ["linked-dir", "sub.md"] and refused == []
+    assert all(path.parent == store for path in files + dirs)  # the entry as listed, never its target
+
+
+def test_a_display_path_is_lexical_under_the_root_and_resolved_otherwise(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / "notes").mkdir(parents=True)
+    os.symlink(real, tmp_path / "alias")
+    assert display_path(tmp_path / "alias" / "notes" / "n.md", tmp_path / "alias") == "notes/n.md"
+    assert display_path(real / "notes" / "n.md", tmp_path / "alias") == "notes/n.md"  # under the resolved root
+    assert display_path(Path("notes/n.md"), real) == "notes/n.md"
