@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 
@@ -139,44 +139,31 @@ def list_store_files(directory: Path, suffix: str, root: Path) -> tuple[list[Pat
     FIFO or device is returned with the files: reading it through
     :func:`read_regular_bytes` reports it as unreadable instead of skipping it silently.
     """
-    accepted: list[Path] = []
-    refused: list[tuple[Path, str]] = []
-    for entry, resolved, reason in _listing(directory, root, lambda name: name.endswith(suffix)):
-        if reason is not None:
-            refused.append((entry, reason))
-        elif resolved is None or (resolved.exists() and not resolved.is_dir()):
-            accepted.append(entry)
-    return accepted, refused
+    return _listing(directory, root, lambda name: name.endswith(suffix), dirs=False)
 
 
 def list_store_dirs(directory: Path, root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Sub-directories of ``directory`` (hidden ones skipped), sorted, plus those refused as escaping ``root``."""
-    accepted: list[Path] = []
-    refused: list[tuple[Path, str]] = []
-    for entry, resolved, reason in _listing(directory, root, lambda _name: True, dirs=True):
-        if reason is not None:
-            refused.append((entry, reason))
-        elif resolved is None or resolved.is_dir():
-            accepted.append(entry)
-    return accepted, refused
+    return _listing(directory, root, lambda _name: True, dirs=True)
 
 
 def _listing(
-    directory: Path, root: Path, wanted: Callable[[str], bool], *, dirs: bool = False
-) -> Iterator[tuple[Path, Path | None, str | None]]:
-    """Each visible entry of ``directory`` that ``wanted`` names, sorted: ``(path, resolved, refusal)``.
+    directory: Path, root: Path, wanted: Callable[[str], bool], *, dirs: bool
+) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The visible entries of ``directory`` that ``wanted`` names and that are (or lead to) directories when
+    ``dirs``, anything else otherwise, sorted by name; plus those refused as escaping ``root``, with the reason.
 
     Stores hold tens of thousands of files, and resolving each one walks every
     component of its path with an ``lstat``. So the directory is resolved once:
     an entry that is not a symlink resolves to the resolved directory plus its
-    name, inside ``root`` exactly when the directory is. Such an entry of the
-    wanted kind (a directory for ``dirs``, anything else otherwise) comes back
-    with ``resolved=None``, meaning "checked, keep it"; one of the other kind is
-    left out. A symlink is resolved on its own through :func:`resolve_inside`
-    and comes back resolved (or refused) for the caller to test what it points at.
+    name, inside ``root`` exactly when the directory is, and its kind is known
+    from the scan. Only a symlink is resolved on its own (:func:`resolve_inside`)
+    and judged by what it points at; a dangling one is left out.
     """
+    accepted: list[Path] = []
+    refused: list[tuple[Path, str]] = []
     if not directory.is_dir():
-        return
+        return accepted, refused
     try:
         resolve_inside(root, directory)
         escape: str | None = None
@@ -186,17 +173,23 @@ def _listing(
         found = sorted((e for e in scan if not e.name.startswith(".") and wanted(e.name)), key=lambda e: e.name)
     for item in found:
         entry = directory / item.name
-        try:
-            link = item.is_symlink()
-            kind_is_dir = item.is_dir(follow_symlinks=False)
-        except OSError:  # vanished between the scan and the look: as iterdir would, let the caller's read report it
-            link, kind_is_dir = True, False
         if escape is not None:
-            yield entry, None, escape
-        elif link:
-            try:
-                yield entry, resolve_inside(root, entry), None
-            except PathEscape as exc:
-                yield entry, None, exc.reason
-        elif kind_is_dir == dirs:
-            yield entry, None, None
+            refused.append((entry, escape))
+            continue
+        try:
+            plain = not item.is_symlink()
+            kind_is_dir = item.is_dir(follow_symlinks=False)
+        except OSError:  # vanished since the scan: judged below by resolving, which finds nothing there
+            plain, kind_is_dir = False, False
+        if plain:
+            if kind_is_dir == dirs:
+                accepted.append(entry)
+            continue
+        try:
+            target = resolve_inside(root, entry)
+        except PathEscape as exc:
+            refused.append((entry, exc.reason))
+            continue
+        if target.is_dir() if dirs else (target.exists() and not target.is_dir()):
+            accepted.append(entry)
+    return accepted, refused

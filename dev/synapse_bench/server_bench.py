@@ -63,6 +63,11 @@ def server_env() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
+def serve_params(root: Path, *extra: str) -> StdioServerParameters:
+    """``synapse serve --root ROOT [extra]`` as a host launches it."""
+    return StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root), *extra], env=server_env())
+
+
 async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
     start = time.perf_counter()
     result = await call()
@@ -70,7 +75,7 @@ async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
 
 
 async def session_figures(root: Path, repeat: int) -> dict[str, Any]:
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=server_env())
+    params = serve_params(root)
     start = time.perf_counter()
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -120,7 +125,7 @@ async def start_figures(root: Path, starts: int) -> dict[str, Any]:
     milliseconds (two CPUs shared with the server's own template start), so the
     report takes the median and shows the spread beside it.
     """
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=server_env())
+    params = serve_params(root)
     listed: list[float] = []
     answered: list[float] = []
     with open(os.devnull, "w", encoding="utf-8") as errlog:
@@ -144,7 +149,7 @@ async def start_figures(root: Path, starts: int) -> dict[str, Any]:
 
 async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
     """Search round trips only, on a prepared workspace (e.g. a synthetic 1k or 10k one with a warm cache)."""
-    params = StdioServerParameters(command=str(SYNAPSE), args=["serve", "--root", str(root)], env=server_env())
+    params = serve_params(root)
     start = time.perf_counter()
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -168,9 +173,7 @@ async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
 
 async def navigate_figures(root: Path, calls: int) -> dict[str, Any]:
     """Back-to-back navigate round trips through one server, and a cold worker start beside them."""
-    params = StdioServerParameters(
-        command=str(SYNAPSE), args=["serve", "--root", str(root), "--model", "extractive"], env=server_env()
-    )
+    params = serve_params(root, "--model", "extractive")
     times: list[float] = []
     verdicts: list[str | None] = []
     with open(os.devnull, "w", encoding="utf-8") as errlog:
