@@ -16,7 +16,7 @@ from adapters.adr import AdrAdapter
 from adapters.base import Diagnostic, Family, LoadResult, Node
 from adapters.code import CodeExclusions
 from synapse_server.config import Workspace
-from synapse_server.sources_config import SourceConfig
+from synapse_server.sources_config import CACHE_NAME, SourceConfig
 
 _TOOL_FOLDERS = {"notes": (".obsidian", ".trash"), "mem": (".memdsl",)}
 """A source's tool folders: editor settings and unapproved proposals are neither evidence nor code."""
@@ -63,10 +63,16 @@ def source_loaders(workspace: Workspace) -> list[SourceLoader]:
 
 
 def code_exclusions(workspace: Workspace, loaded: Iterable[tuple[SourceLoader, Iterable[Node]]]) -> CodeExclusions:
-    """``code.exclude`` plus every file an adopted source read (the whole folder for an mlruns store)."""
+    """``code.exclude``, Synapse's own store folders, and every file an adopted source read.
+
+    A store folder is never code, committed or not: a committed note would
+    otherwise come back as a ``repo:`` file pinned by git and vouch for
+    itself (a quote its source does not hold, verified against the note's
+    own copy). An mlruns store is claimed as a whole folder.
+    """
     code_dir = workspace.code_dir
     files: set[str] = set()
-    folders: list[str] = []
+    folders: list[str] = [f for f in (_in_repo(d, code_dir) for d in _own_dirs(workspace)) if f]
     for loader, nodes in loaded:
         if loader.source.kind == "mlflow":
             folder = _in_repo(loader.folder, code_dir)
@@ -88,6 +94,13 @@ def code_exclusions(workspace: Workspace, loaded: Iterable[tuple[SourceLoader, I
 def _store_dirs(workspace: Workspace) -> tuple[Path, ...]:
     """Synapse's own store folders: a vault at the repository root must not read them as notes."""
     return (workspace.memory_dir, workspace.zettelkasten_dir, workspace.runs_dir, workspace.root / ".synapse")
+
+
+def _own_dirs(workspace: Workspace) -> tuple[Path, ...]:
+    """Every folder whose files are evidence or derived from it: the stores, federated roots, the cache."""
+    cache = (workspace.root / workspace.config.cache,) if workspace.config.cache is not None else ()
+    federated = tuple(workspace.federation_dirs.values())
+    return (*_store_dirs(workspace), *federated, *cache, workspace.root / CACHE_NAME)
 
 
 def _in_repo(path: Path, code_dir: Path) -> str | None:
