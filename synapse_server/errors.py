@@ -40,7 +40,7 @@ class WorkspaceError(InvalidInput):
 
 
 class PathOutsideWorkspace(InvalidInput):
-    """A path or id would read outside the workspace (traversal, escaping symlink)."""
+    """A path or id would read outside the workspace (traversal, escaping symlink, a symlink in the cache)."""
 
     kind = "path_outside_workspace"
 
@@ -68,13 +68,17 @@ def typed(exc: BaseException) -> SynapseError | None:
     """The typed error an adapter's own failure stands for, or None for a genuine bug.
 
     Adapters sit below this package and cannot raise its classes; the index backend raises its own
-    ``IndexUnavailable`` (always DSN-free) when a shared database goes away in the middle of a session.
+    ``IndexUnavailable`` (always DSN-free) when a shared database goes away in the middle of a session, and
+    the cache writers ``CacheLinkRefused`` when a symlink sits where the cache keeps a folder or file.
     Every boundary that maps errors asks here before it calls a failure internal.
     """
+    from adapters.cache_files import CacheLinkRefused
     from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
 
     if isinstance(exc, SynapseError):
         return exc
     if isinstance(exc, BackendUnavailable):
         return IndexUnavailable(exc.message)
+    if isinstance(exc, CacheLinkRefused):  # a symlink a repository ships in its cache folder
+        return PathOutsideWorkspace(exc.message, path=exc.where)
     return None

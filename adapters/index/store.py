@@ -19,6 +19,12 @@ the file happen under an exclusive lock on a sidecar ``index-<name>.lock``: SQLi
 answers two connections switching a fresh file to WAL at the same moment with
 an immediate SQLITE_BUSY that no busy timeout waits out, and a rebuild must not
 delete a file another process has just rebuilt.
+
+A repository may ship its own cache folder, symlinks included: the folder,
+the file, its ``-wal``/``-shm``/``-journal`` siblings and the lock are each
+checked through :mod:`adapters.cache_files` before SQLite opens them, and a
+symlink at any of those levels raises ``CacheLinkRefused`` instead of turning
+the file it names into (or a foreign database into) this cache.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from adapters import cache_files
 from adapters.index.documents import IndexDoc
 from adapters.index.semantic import VectorMatrix
 
@@ -109,7 +116,8 @@ class Store:
         if not _NAME.fullmatch(name):
             raise ValueError(f"index name {name!r} must be 1-64 letters, digits, '_', '.' or '-'")
         try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
+            with cache_files.cache_folder(cache_dir):
+                pass  # made if absent; a symlinked cache folder raises CacheLinkRefused
         except OSError as exc:
             log.warning("cache directory %s is not usable (%s); indexing in memory", cache_dir, exc)
             return cls(None)
@@ -253,6 +261,8 @@ class Store:
         return self._connect()
 
     def _connect(self) -> sqlite3.Connection:
+        if self.path is not None:
+            cache_files.check_sqlite_files(self.path)
         target = str(self.path) if self.path is not None else ":memory:"
         conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         try:
@@ -269,9 +279,9 @@ class Store:
     def _delete_files(self) -> None:
         if self.path is None:
             return
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
-                Path(f"{self.path}{suffix}").unlink()
+        with cache_files.cache_folder(self.path.parent, create=False) as folder:
+            for suffix in cache_files.SQLITE_SUFFIXES:
+                cache_files.unlink(folder, f"{self.path.name}{suffix}")
 
 
 @contextlib.contextmanager
@@ -279,7 +289,7 @@ def _open_lock(path: Path | None) -> Iterator[None]:
     """Hold an exclusive lock on ``index-<name>.lock`` beside the file, shared by all who open this cache.
 
     Without one (no file, no ``fcntl``, an unwritable directory) opening goes ahead unlocked: the cache then
-    only risks the in-memory fallback it would have had anyway.
+    only risks the in-memory fallback it would have had anyway. A symlinked lock or folder is refused.
     """
     try:
         import fcntl
@@ -288,8 +298,11 @@ def _open_lock(path: Path | None) -> Iterator[None]:
         return
     fd = -1
     if path is not None:
-        with contextlib.suppress(OSError):
-            fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        lock = path.with_suffix(".lock")
+        with contextlib.suppress(OSError), cache_files.cache_folder(path.parent, create=False) as folder:
+            fd = cache_files.open_file(
+                folder, lock.name, os.O_RDWR | os.O_CREAT, shown=f"{path.parent.name}/{lock.name}"
+            )
     if fd < 0:
         yield
         return
@@ -302,7 +315,7 @@ def _open_lock(path: Path | None) -> Iterator[None]:
 
 def _file_id(path: Path | None) -> tuple[int, int] | None:
     try:
-        st = os.stat(path) if path is not None else None
+        st = os.lstat(path) if path is not None else None
     except OSError:
         return None
     return (st.st_dev, st.st_ino) if st is not None else None
