@@ -2,7 +2,7 @@
 
 A long-lived server (Claude Code keeps one for a whole session) must answer
 from the stores as they are now, so every call asks. The full answer is a
-:func:`fingerprint` of the store files: every name, size and mtime, the config
+:func:`fingerprint` of the store files: every name and stat stamp, the config
 file's, and the git HEAD. At 10k nodes that scan cost ~36 ms, several times
 per call. :class:`Freshness` pays it only when something may have changed:
 while it loads it watches every store folder with inotify (the folders above a
@@ -14,6 +14,17 @@ available every check is a full scan, as before.
 
 A folder is watched before it is listed, so a file created while a rescan runs
 is either seen by that scan or queues an event for the next check.
+
+Inotify has one blind spot: a write through another hard link (a note linked
+into a folder outside the workspace and edited there) changes the file but
+queues no event in the store folder, and making the link queues none either.
+So a scan notes every store file that has other links, and each check stats
+those (a few microseconds each; up to :data:`LINKED_MAX` of them), which makes
+their edits show at the next call; and a check at least :data:`SWEEP_EVERY_S`
+seconds after the last full scan makes one more. An edit no event reports
+(a link made after the scan, a network or virtual filesystem that raises no
+events) therefore shows at most ``SWEEP_EVERY_S`` seconds after it is made.
+A sweep is a full scan: ~35-65 ms at 10k store files.
 """
 
 from __future__ import annotations
@@ -21,21 +32,30 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from synapse_server.actions.inotify import CONTENT, ENTRIES, DirectoryWatch
 from synapse_server.config import CONFIG_RELPATH, Workspace
 
-__all__ = ["Freshness", "fingerprint"]
+__all__ = ["LINKED_MAX", "SWEEP_EVERY_S", "Freshness", "fingerprint"]
+
+SWEEP_EVERY_S = 5.0
+"""A check at least this long after the last full scan rescans: the bound on staleness no event reports."""
+LINKED_MAX = 256
+"""Up to this many store files with other hard links are stat-ed at every check; beyond it only the sweep sees them."""
+
+_Stamp = tuple[int, int, int, int]
 
 
 class Freshness:
     """The fingerprint a load was built from, and the watch that says when it must be recomputed."""
 
-    def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
+    def __init__(self, workspace: Workspace, *, watch: bool = True, sweep_every_s: float = SWEEP_EVERY_S) -> None:
         self.workspace = workspace
         self._watch = DirectoryWatch.create() if watch else None
+        self._sweep_every_s = sweep_every_s
         self.rescans = 0
         self._stale = False
         self.value = self._scan()
@@ -50,7 +70,14 @@ class Freshness:
         if self._stale:
             return False  # once moved, stays moved: a failed reload must not make the old load current again
         git = _git_head(self.workspace.code_dir)
-        if self._watch is not None and self._watch.trusted and not self._watch.changed() and git == self._git:
+        if (
+            self._watch is not None
+            and self._watch.trusted
+            and not self._watch.changed()
+            and git == self._git
+            and time.monotonic() - self._scanned_at < self._sweep_every_s
+            and all(_stamp(path) == stamp for path, stamp in self._linked.items())
+        ):
             return True
         self._stale = self._scan() != self.value
         return not self._stale
@@ -61,12 +88,23 @@ class Freshness:
 
     def _scan(self) -> str:
         self.rescans += 1
+        self._scanned_at = time.monotonic()
         self._git = _git_head(self.workspace.code_dir)
-        return fingerprint(self.workspace, self._watch, self._git)
+        linked: dict[str, _Stamp] = {}
+        value = _fingerprint(self.workspace, self._watch, self._git, linked)
+        self._linked = linked if len(linked) <= LINKED_MAX else {}
+        return value
 
 
 def fingerprint(workspace: Workspace, watch: DirectoryWatch | None = None, git: bytes | None = None) -> str:
-    """A digest of what the stores are built from: every store file's name, size and mtime, plus the git HEAD."""
+    """A digest of what the stores are built from: every store file's name, stat stamp, plus the git HEAD."""
+    return _fingerprint(workspace, watch, git, {})
+
+
+def _fingerprint(
+    workspace: Workspace, watch: DirectoryWatch | None, git: bytes | None, linked: dict[str, _Stamp]
+) -> str:
+    """:func:`fingerprint`, noting in ``linked`` the stamp of every store file that has other hard links."""
     digest = hashlib.blake2b(digest_size=16)
     root = workspace.root
     if watch is not None:
@@ -81,9 +119,24 @@ def fingerprint(workspace: Workspace, watch: DirectoryWatch | None = None, git: 
             watch.add(_ancestors(directory, root), ENTRIES)
         digest.update(b"\0dir\0" + os.fsencode(directory))
         for path, st in _walk(directory, watch):
-            digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+            stamp = _stamp_of(st)
+            if st.st_nlink > 1:
+                linked[path] = stamp
+            digest.update(f"{path}\0{stamp}\n".encode("utf-8", "surrogateescape"))
     digest.update(_git_head(workspace.code_dir) if git is None else git)
     return digest.hexdigest()
+
+
+def _stamp_of(st: os.stat_result) -> _Stamp:
+    """What a change to a file's content moves: mtime, ctime (which no ``touch`` can set back), size, inode."""
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def _stamp(path: str) -> _Stamp | None:
+    try:
+        return _stamp_of(os.stat(path))
+    except OSError:
+        return None
 
 
 def _walk(top: Path, watch: DirectoryWatch | None) -> Iterator[tuple[str, os.stat_result]]:
