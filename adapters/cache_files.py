@@ -82,20 +82,25 @@ def cache_folder(cache_dir: Path, *parts: str, create: bool = True) -> Iterator[
         os.close(fd)
 
 
-def open_file(folder: int, name: str, flags: int, mode: int = 0o600, *, shown: str = "") -> int:
-    """Open ``name`` in ``folder`` without following a symlink; only a plain file is ever returned."""
+def open_file(folder: int, name: str, flags: int, mode: int = 0o600, *, within: str = "") -> int:
+    """Open ``name`` in ``folder`` without following a symlink; only a plain file is ever returned.
+
+    ``within`` names the folder in a refusal (``.angelo/dashboard``), never as an absolute path.
+    """
     try:
         fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=folder)
-    except OSError:
-        _refuse_if_link(folder, name, [shown or name])
+    except FileNotFoundError:
+        raise
+    except OSError:  # ELOOP for a link; EISDIR and the like for what is not a plain file
+        refuse_links(folder, [name], within=within)
         raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise CacheLinkRefused(shown or name, "not a plain file")
+        raise CacheLinkRefused(_joined(within, name), "not a plain file")
     return fd
 
 
-def refuse_links(folder: int, names: Sequence[str], *, shown: str = "") -> None:
+def refuse_links(folder: int, names: Sequence[str], *, within: str = "") -> None:
     """Refuse if any existing ``name`` in ``folder`` is a symlink or not a plain file (a missing one is fine)."""
     for name in names:
         try:
@@ -103,8 +108,7 @@ def refuse_links(folder: int, names: Sequence[str], *, shown: str = "") -> None:
         except FileNotFoundError:
             continue
         if not stat.S_ISREG(mode):
-            where = f"{shown}/{name}" if shown else name
-            raise CacheLinkRefused(where, "a symlink" if stat.S_ISLNK(mode) else "not a plain file")
+            raise CacheLinkRefused(_joined(within, name), "a symlink" if stat.S_ISLNK(mode) else "not a plain file")
 
 
 def check_sqlite_files(database: Path) -> None:
@@ -113,7 +117,7 @@ def check_sqlite_files(database: Path) -> None:
     Call it just before SQLite opens ``database`` by path (SQLite itself follows links).
     """
     with cache_folder(database.parent, create=False) as folder:
-        refuse_links(folder, [database.name + suffix for suffix in SQLITE_SUFFIXES], shown=database.parent.name)
+        refuse_links(folder, [database.name + suffix for suffix in SQLITE_SUFFIXES], within=database.parent.name)
 
 
 def replace(folder: int, source: str, target: str) -> None:
@@ -135,3 +139,7 @@ def _refuse_if_link(folder: int, name: str, shown: list[str]) -> None:
         return
     if stat.S_ISLNK(mode):
         raise CacheLinkRefused("/".join(shown), "a symlink")
+
+
+def _joined(within: str, name: str) -> str:
+    return f"{within}/{name}" if within else name

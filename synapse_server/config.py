@@ -8,6 +8,7 @@ zettelkasten roots, which resolve exactly where configured.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -127,9 +128,14 @@ class Workspace:
 
     @property
     def cache_dir(self) -> Path:
-        """The configured cache, else ``.angelo`` when the repository ignores it, else the user cache folder."""
+        """The configured cache, else ``.angelo`` when the repository ignores it, else the user cache folder.
+
+        A configured cache must resolve inside the workspace, yet the path is kept as written (normalised, not
+        resolved): a cache folder that is itself a symlink is then refused by every cache write.
+        """
         if self.config.cache is not None:
-            return self._inside(self.config.cache, "cache")
+            self._inside(self.config.cache, "cache")
+            return Path(os.path.normpath(self.root / self.config.cache))
         return default_cache_dir(self.root)
 
     @property

@@ -300,9 +300,7 @@ def _open_lock(path: Path | None) -> Iterator[None]:
     if path is not None:
         lock = path.with_suffix(".lock")
         with contextlib.suppress(OSError), cache_files.cache_folder(path.parent, create=False) as folder:
-            fd = cache_files.open_file(
-                folder, lock.name, os.O_RDWR | os.O_CREAT, shown=f"{path.parent.name}/{lock.name}"
-            )
+            fd = cache_files.open_file(folder, lock.name, os.O_RDWR | os.O_CREAT, within=path.parent.name)
     if fd < 0:
         yield
         return

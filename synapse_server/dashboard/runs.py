@@ -17,7 +17,8 @@ import anyio
 from anyio.abc import TaskGroup
 
 from synapse_server.dashboard.history import Entry, History, Origin
-from synapse_server.dispatch import Dispatcher
+from synapse_server.dispatch import Dispatcher, error_payload
+from synapse_server.errors import typed
 from synapse_server.navigation.surfaces import NavigateResult
 
 MAX_RUNS_KEPT = 200
@@ -46,12 +47,20 @@ def public_result(payload: dict[str, Any]) -> NavigateResult:
 
 
 async def navigate_once(dispatcher: Dispatcher, history: History, question: str, origin: Origin) -> Entry | dict:
-    """Run one turn and record it; a refused call (invalid question, bad config) comes back as its error payload."""
+    """Run one turn and record it; a refused call (invalid question, bad config) comes back as its error payload.
+
+    So does a history the cache cannot keep safely (a symlink where its file or folder should be).
+    """
     outcome = await dispatcher.call({"action": "navigate", "question": question})
     if "error" in outcome.payload:
         return dict(outcome.payload["error"])
     result = public_result(outcome.payload)
-    return await anyio.to_thread.run_sync(history.record, question, result, origin)
+    try:
+        return await anyio.to_thread.run_sync(history.record, question, result, origin)
+    except Exception as exc:
+        if (known := typed(exc)) is None:
+            raise
+        return dict(error_payload(known, "navigate")["error"])
 
 
 class Runs:
