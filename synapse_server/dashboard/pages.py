@@ -42,7 +42,7 @@ def _dashboard(request: Request) -> Any:
 
 async def ask_page(request: Request) -> Response:
     history = _dashboard(request).history
-    recent = (await anyio.to_thread.run_sync(history.entries))[:RECENT]
+    recent = (await anyio.to_thread.run_sync(history.page, 1, RECENT)).entries
     return render(request, "ask.html", recent=recent, question="")
 
 
@@ -84,8 +84,10 @@ async def answer_page(request: Request) -> Response:
 
 
 async def history_page(request: Request) -> Response:
-    entries = await anyio.to_thread.run_sync(_dashboard(request).history.entries)
-    return render(request, "history.html", entries=entries)
+    """One page of the history (``?page=N``, newest first), with links to the pages either side."""
+    number = _page_number(request.query_params.get("page"))
+    page = await anyio.to_thread.run_sync(_dashboard(request).history.page, number)
+    return render(request, "history.html", entries=page.entries, page=page)
 
 
 async def matrix_page(request: Request) -> Response:
@@ -154,6 +156,11 @@ async def chat_post(request: Request) -> Response:
     if message and len(message) <= MAX_QUESTION_CHARS:
         await _dashboard(request).chat.send(message)
     return RedirectResponse("/chat", status_code=303)
+
+
+def _page_number(raw: str | None) -> int:
+    """A page number from the query (1 when absent, malformed or out of range)."""
+    return int(raw) if raw is not None and raw.isascii() and raw.isdigit() and 0 < len(raw) < 7 else 1
 
 
 def _float(raw: str | None, default: float) -> float:
