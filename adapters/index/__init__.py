@@ -18,7 +18,8 @@ Public API::
 - ``ChannelHit(address, rank, score, relaxed, snippet)`` from one channel: bm25 (lower is better) or cosine.
 - Filters (``families``, ``projects``, ``types``) apply inside both channels; ``projects`` narrows zk docs only.
 - The cache (``<cache_dir>/index-<name>.sqlite3``) is derived and disposable: content-hash keyed, safe for
-  concurrent processes, rebuilt when missing or corrupt; an unusable cache directory means an in-memory index.
+  concurrent processes, rebuilt when missing or corrupt; an unusable cache directory means an in-memory index,
+  and a symlinked cache folder, file, sibling or lock raises ``adapters.cache_files.CacheLinkRefused``.
 
 Importing this package never imports torch, sentence-transformers or onnxruntime; only embedding does, and
 the default encoder never imports torch at all. ``embedder.model_id`` is the encoder's identity: the index

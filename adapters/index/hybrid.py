@@ -68,8 +68,8 @@ class HybridIndex:
         embed_chunk: int = EMBED_CHUNK,
         settings: IndexSettings | None = None,
     ) -> HybridIndex:
-        """Open ``<cache_dir>/index-<name>.sqlite3`` (a bad or missing file is rebuilt, never raised),
-        or the database ``settings`` name."""
+        """Open ``<cache_dir>/index-<name>.sqlite3`` (a bad or missing file is rebuilt, never raised; a symlink
+        raises ``CacheLinkRefused``), or the database ``settings`` name."""
         return cls(open_store(Path(cache_dir), name, settings), embedder, embed_chunk)
 
     @property
