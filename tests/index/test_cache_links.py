@@ -10,12 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 from index_corpus import DOCS, HashEncoder
 
 from adapters.cache_files import CacheLinkRefused
-from adapters.index import HybridIndex
+from adapters.index import Embedder, HybridIndex
 from adapters.index.store import Store
+from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.dispatch import Dispatcher
 from synapse_server.workspace_init import make_demo
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
@@ -125,3 +128,17 @@ def test_the_search_command_refuses_a_committed_symlinked_index_with_a_structure
     assert done.returncode == 2, done.stderr
     error = json.loads(done.stderr.strip().splitlines()[-1])["error"]
     assert error["kind"] == "path_outside_workspace" and DATABASE in error["message"]
+
+
+def test_the_search_tool_refuses_a_cache_folder_that_is_a_symlink(tmp_path: Path, embedder: Embedder) -> None:
+    root = make_demo(tmp_path / "demo")
+    shutil.rmtree(root / ".angelo", ignore_errors=True)
+    (root / "elsewhere").mkdir()
+    (root / ".angelo").symlink_to("elsewhere", target_is_directory=True)
+    deps = Deps(ServerSettings(root=root, prespawn=False), embedder=embedder)
+    try:
+        outcome = anyio.run(Dispatcher(deps).call, {"action": "search", "query": "transaction costs"})
+    finally:
+        deps.close()
+    assert outcome.is_error and outcome.payload["error"]["kind"] == "path_outside_workspace"
+    assert list((root / "elsewhere").iterdir()) == []
