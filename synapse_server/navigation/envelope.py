@@ -27,6 +27,7 @@ from adapters.base import Node
 from memdsl import Affordance, Gap, Render, RenderNode, parse_address
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 from synapse_server.navigation.view import MAX_JOIN_PATH, View
+from synapse_server.present.safe_text import line_breaks_escaped
 
 ELIDED_DETAIL = "body truncated; ground to fetch the full record"
 _GAP_OF_STATE = {"stale": "stale", "unresolved": "unresolved", "failed": "unresolved"}
@@ -102,13 +103,17 @@ def render_node(view: View, address: str, max_body_chars: int, carriers: Mapping
 
 
 def shown_body(node: Node, max_body_chars: int, unelided: bool) -> tuple[str | None, bool]:
-    """The body as shown, and whether it was cut (``0`` disables elision)."""
+    """The body as shown, and whether it was cut (``0`` disables elision).
+
+    Cut first, then every line break but ``\\n`` is shown as an escape, so the
+    framed lines are the same under ``str.splitlines`` as under the parser.
+    """
     body = _normalised(node.body)
     if not body.strip():
         return None, False
     if unelided or max_body_chars == 0 or len(body) <= max_body_chars:
-        return body, False
-    return body[:max_body_chars], True
+        return line_breaks_escaped(body), False
+    return line_breaks_escaped(body[:max_body_chars]), True
 
 
 def affordances(view: View, node: Node, elided: bool) -> tuple[Affordance, ...]:
