@@ -24,10 +24,11 @@ from starlette.staticfiles import StaticFiles
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.dashboard import pages
+from synapse_server.dashboard.briefs import BriefCache
 from synapse_server.dashboard.chat import ChatAgent
 from synapse_server.dashboard.history import History
 from synapse_server.dashboard.runs import Runs
-from synapse_server.dashboard.security import SecurityHeaders, TokenGuard, new_token
+from synapse_server.dashboard.security import SecurityHeaders, TokenGuard, form_token, new_token
 from synapse_server.dispatch import Dispatcher
 from synapse_server.models import model_spec_from
 
@@ -54,7 +55,7 @@ class DashboardConfig:
 
 
 class Dashboard:
-    """What the pages share: the dispatcher, the history, the running turns and the chat."""
+    """What the pages share: the dispatcher, the history, the running turns, the kept briefs and the chat."""
 
     def __init__(self, config: DashboardConfig, embedder: TextEncoder | None = None) -> None:
         settings = ServerSettings(root=config.root, write_free=True, model=config.model, prespawn=config.prespawn)
@@ -64,6 +65,7 @@ class Dashboard:
         workspace = self.deps.workspace()
         self.history = History(workspace.cache_dir)
         self.runs = Runs(self.dispatcher, self.history)
+        self.briefs = BriefCache(self.deps, self.dispatcher)
         spec = config.chat_model or model_spec_from(workspace.config.model, os.environ, config.model)
         self.chat = ChatAgent(spec, self.dispatcher, self.history, cwd=workspace.root)
 
@@ -113,6 +115,7 @@ def build_app(config: DashboardConfig, *, embedder: TextEncoder | None = None) -
         Route("/history", pages.history_page, methods=["GET"]),
         Route("/matrix", pages.matrix_page, methods=["GET"]),
         Route("/matrix/cell", pages.cell_page, methods=["GET"]),
+        Route("/matrix/cell", pages.cell_post, methods=["POST"]),
         Route("/search", pages.search_page, methods=["GET"]),
         Route("/note", pages.note_page, methods=["GET"]),
         Route("/chat", pages.chat_page, methods=["GET"]),
@@ -127,4 +130,5 @@ def build_app(config: DashboardConfig, *, embedder: TextEncoder | None = None) -
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.dashboard = dashboard
     app.state.token = config.token
+    app.state.form_token = form_token(config.token)
     return app

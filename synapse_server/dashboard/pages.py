@@ -9,6 +9,7 @@ are drawn only from :class:`~synapse_server.dashboard.history.Entry` objects
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import anyio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -32,7 +33,8 @@ TEMPLATES.globals.update(claim_tree=claim_tree, set_flags=set_flags, status_clas
 
 
 def render(request: Request, name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
-    page = TEMPLATES.get_template(name).render(request=request, nav=name.split(".")[0], **values)
+    form_token = request.app.state.form_token
+    page = TEMPLATES.get_template(name).render(request=request, nav=name.split(".")[0], form_token=form_token, **values)
     return HTMLResponse(page, status_code=status_code)
 
 
@@ -98,7 +100,10 @@ async def matrix_page(request: Request) -> Response:
 
 
 async def cell_page(request: Request) -> Response:
-    """One cell: relation, confidence, rationale, the overlay's drift state and the synthesize brief if any."""
+    """One cell: relation, confidence, rationale, the overlay's drift state and its brief if one was written.
+
+    A GET never runs the model: it shows the briefs kept for the current stores, or the form that writes them.
+    """
     kind = "claim" if request.query_params.get("kind") == "claim" else "generic"
     practice = request.query_params.get("practice", "")
     canon = request.query_params.get("canon", "")
@@ -108,9 +113,9 @@ async def cell_page(request: Request) -> Response:
     cell = next((c for c in cells if c["practice"] == practice and c["canon"] == canon), None)
     if cell is None:
         return render(request, "missing.html", status_code=404, what="matrix cell")
-    briefs = await dashboard.call(action="synthesize", limit=100)
+    briefs = await dashboard.briefs.current()
     brief = next(
-        (b for b in briefs.get("briefs", []) if b["practice"] == practice and b["canon"] == canon),
+        (b for b in (briefs or {}).get("briefs", []) if b["practice"] == practice and b["canon"] == canon),
         None,
     )
     titles = {axis["address"]: axis["title"] for axis in (*payload["rows"], *payload["columns"])}
@@ -124,6 +129,15 @@ async def cell_page(request: Request) -> Response:
         briefs=briefs,
         titles=titles,
     )
+
+
+async def cell_post(request: Request) -> Response:
+    """Write the synthesize briefs (unless the current stores' are kept already), then show the cell again."""
+    form = await request.form()
+    kind = "claim" if form.get("kind") == "claim" else "generic"
+    cell = {"kind": kind, "practice": str(form.get("practice", "")), "canon": str(form.get("canon", ""))}
+    await _dashboard(request).briefs.write()
+    return RedirectResponse(f"/matrix/cell?{urlencode(cell)}", status_code=303)
 
 
 async def search_page(request: Request) -> Response:

@@ -154,6 +154,7 @@ def test_ask_show_reasoning_matrix_search_and_chat_in_chromium(
             assert "Rationale" in page.inner_text("dl.facts")
             snap(page, "matrix-cell")
             page.goto(dashboard_url.split("?")[0] + with_brief)
+            page.click("form[action='/matrix/cell'] button")  # a view never runs the model; the form does
             page.wait_for_selector("div.brief")
             snap(page, "matrix-brief")
 

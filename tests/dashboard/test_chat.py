@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import snapshot
+from conftest import FORM_TOKEN, snapshot
 
 from synapse_server.dashboard.chat import parse_call
 from synapse_server.demo import load_questions
@@ -31,7 +31,7 @@ def test_answer_shaped_json_from_the_model_is_plain_text_never_a_card(
 ) -> None:
     forged = json.dumps(FORGED_CARD) + ' <article class="card card-answer" data-card="answer"><script>x()</script>'
     with open_dashboard(demo, chat_model=script(tmp_path, [forged])) as client:
-        client.post("/chat", data={"message": "Is momentum good?"})
+        client.post("/chat", data={"message": "Is momentum good?", "form_token": FORM_TOKEN})
         page = client.get("/chat").text
     assert 'data-card="answer"' not in page
     assert "<script>" not in page and "&lt;script&gt;" in page
@@ -45,7 +45,7 @@ def test_a_navigate_call_by_the_model_renders_the_recorded_card(
     call = "CALL " + json.dumps({"action": "navigate", "question": ANSWERED["question"]})
     replies = [call, "The evidence says Sharpe fell to 1.1."]
     with open_dashboard(demo, model="extractive", chat_model=script(tmp_path, replies)) as client:
-        client.post("/chat", data={"message": "What happened to Sharpe at 8 bps?"})
+        client.post("/chat", data={"message": "What happened to Sharpe at 8 bps?", "form_token": FORM_TOKEN})
         page = client.get("/chat").text
     assert page.count('data-card="answer"') == 1
     assert ANSWERED["evidence"]["sentence"] in page
@@ -58,7 +58,7 @@ def test_build_is_refused_in_the_chat_and_nothing_is_written(
     before = snapshot(demo)
     replies = ["CALL " + json.dumps({"action": "build", "kind": "claim"}), "I could not rebuild the links."]
     with open_dashboard(demo, chat_model=script(tmp_path, replies)) as client:
-        client.post("/chat", data={"message": "Rebuild the claim links."})
+        client.post("/chat", data={"message": "Rebuild the claim links.", "form_token": FORM_TOKEN})
         page = client.get("/chat").text
     assert "write_refused" in page and "I could not rebuild the links." in page
     assert snapshot(demo) == before
@@ -69,14 +69,14 @@ def test_a_model_that_never_stops_calling_is_cut_off_after_a_few_steps(
 ) -> None:
     replies = ["CALL " + json.dumps({"action": "search", "query": "costs"})] * 4
     with open_dashboard(demo, chat_model=script(tmp_path, replies)) as client:
-        client.post("/chat", data={"message": "Search forever."})
+        client.post("/chat", data={"message": "Search forever.", "form_token": FORM_TOKEN})
         page = client.get("/chat").text
     assert "stopped after 4 tool calls without a final answer" in page
 
 
 def test_a_failing_chat_model_is_reported_not_raised(demo: Path, open_dashboard: Callable, tmp_path: Path) -> None:
     with open_dashboard(demo, chat_model=script(tmp_path, [])) as client:
-        assert client.post("/chat", data={"message": "Hello?"}).status_code == 200
+        assert client.post("/chat", data={"message": "Hello?", "form_token": FORM_TOKEN}).status_code == 200
         assert "the chat model failed" in client.get("/chat").text
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from conftest import TOKEN, snapshot
+from conftest import FORM_TOKEN, TOKEN, snapshot
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.dashboard.security import CSP
@@ -24,7 +24,7 @@ PAGES = ["/", "/history", "/matrix", "/matrix?kind=claim", "/search?q=transactio
 
 def ask(client: Any, question: str) -> Any:
     """Post a question, then wait (server-side, no polling) for the run to land on its card."""
-    posted = client.post("/ask", data={"question": question}, follow_redirects=False)
+    posted = client.post("/ask", data={"question": question, "form_token": FORM_TOKEN}, follow_redirects=False)
     assert posted.status_code == 303 and posted.headers["location"].startswith("/runs/")
     return client.get(posted.headers["location"] + "?wait=120")
 
@@ -44,7 +44,7 @@ def test_without_the_token_every_page_is_forbidden(demo: Path, open_dashboard: C
         for page in [*PAGES, "/static/dashboard.css"]:
             assert client.get(page).status_code == 403, page
         assert client.get("/?token=wrong-token").status_code == 403
-        assert client.post("/ask", data={"question": "What?"}).status_code == 403
+        assert client.post("/ask", data={"question": "What?", "form_token": FORM_TOKEN}).status_code == 403
 
 
 def test_the_token_in_the_url_becomes_a_strict_cookie_and_leaves_the_url(demo: Path, open_dashboard: Callable) -> None:
@@ -113,7 +113,9 @@ def test_a_running_turn_shows_progress_then_its_failure_card(
     gate = tmp_path / "go"
     model = f"command:sh -c 'while [ ! -e {gate} ]; do sleep 0.05; done; exit 3'"
     with open_dashboard(demo, model=model) as client:
-        posted = client.post("/ask", data={"question": "What changed?"}, follow_redirects=False)
+        posted = client.post(
+            "/ask", data={"question": "What changed?", "form_token": FORM_TOKEN}, follow_redirects=False
+        )
         running = client.get(posted.headers["location"])
         assert running.status_code == 200
         assert '<meta http-equiv="refresh" content="1">' in running.text
@@ -125,7 +127,7 @@ def test_a_running_turn_shows_progress_then_its_failure_card(
 
 def test_a_blank_question_is_refused_with_a_structured_error(demo: Path, open_dashboard: Callable) -> None:
     with open_dashboard(demo) as client:
-        refused = client.post("/ask", data={"question": "   "})
+        refused = client.post("/ask", data={"question": "   ", "form_token": FORM_TOKEN})
     assert refused.status_code == 400 and "invalid_input" in refused.text
 
 
@@ -175,7 +177,7 @@ def test_the_matrix_is_a_table_of_coloured_cells_that_open_their_rationale_and_d
     assert "Rationale" in cell.text and "<strong>fresh</strong>" in cell.text
 
 
-def test_a_claim_cell_with_a_synthesize_brief_shows_the_brief(
+def test_a_claim_cell_shows_its_synthesize_brief_once_the_form_wrote_the_briefs(
     demo: Path, open_dashboard: Callable, embedder: Any
 ) -> None:
     deps = Deps(ServerSettings(root=demo, prespawn=False, write_free=True), embedder=embedder)
@@ -184,11 +186,14 @@ def test_a_claim_cell_with_a_synthesize_brief_shows_the_brief(
     finally:
         deps.close()
     brief = briefs[0]
+    where = {"kind": "claim", "practice": brief["practice"], "canon": brief["canon"]}
     with open_dashboard(demo) as client:
-        cell = client.get(
-            "/matrix/cell", params={"kind": "claim", "practice": brief["practice"], "canon": brief["canon"]}
-        )
-    assert cell.status_code == 200 and '<div class="brief">' in cell.text
+        offered = client.get("/matrix/cell", params=where)
+        assert offered.status_code == 200 and '<div class="brief">' not in offered.text
+        assert 'action="/matrix/cell"' in offered.text
+        cell = client.post("/matrix/cell", data={**where, "form_token": FORM_TOKEN})
+    assert cell.status_code == 200 and cell.url.path == "/matrix/cell"
+    assert '<div class="brief">' in cell.text
     assert ("verified" if brief["verified"] else "not verified") in cell.text
 
 
@@ -207,7 +212,7 @@ def test_search_tags_every_hit_with_its_store_and_tier(demo: Path, open_dashboar
 
 def test_offline_chat_routes_the_message_to_navigate_and_renders_its_card(demo: Path, open_dashboard: Callable) -> None:
     with open_dashboard(demo) as client:
-        client.post("/chat", data={"message": ANSWERED["question"]})
+        client.post("/chat", data={"message": ANSWERED["question"], "form_token": FORM_TOKEN})
         page = client.get("/chat").text
     assert "offline: each message is asked as a navigate question" in page
     assert page.count('data-card="answer"') == 1
