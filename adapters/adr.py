@@ -36,6 +36,7 @@ from adapters.base import Diagnostic, Edge, Family, LoadResult, Node
 from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import StoreFileError
 from adapters.ids import BadAddress, make_address
+from adapters.links import MARKDOWN_LINK
 from adapters.paths import display_path, under
 from adapters.source_files import SourceText, check_folder, read_source, walk_files
 
@@ -53,8 +54,7 @@ _INVERSE = {
     "amended-by": "amends",
 }
 _NUMBERED = re.compile(r"(\d+)[-_].+")
-_TITLE = re.compile(r"#\s+(?:(\d+)\.\s+)?(.+?)\s*#*\s*")
-_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+_TITLE_NUMBER = re.compile(r"(\d++)\.\s++")
 _BULLET = re.compile(r"[*-]\s+(status|date|deciders)\s*:\s*(.*)", re.IGNORECASE)
 _DATE_LINE = re.compile(r"date\s*:\s*(.+)", re.IGNORECASE)
 
@@ -177,11 +177,19 @@ def _front_fields(source: SourceText) -> dict[str, tuple[str, int]]:
 
 
 def _title(lines: list[str]) -> tuple[str | None, str | None, int]:
-    """(title, adr-tools number, index of the title line) of the first ``# `` heading."""
+    """(title, adr-tools number, index of the title line) of the first ``# `` heading.
+
+    ``# 3. Use Postgres ##`` reads as number ``3``, title ``Use Postgres``: closing ``#``s are dropped. Plain
+    string operations, not one pattern with lazy and optional parts, so a long title line costs its length.
+    """
     for index, line in enumerate(lines):
-        match = _TITLE.fullmatch(line.strip()) if line.startswith("# ") else None
-        if match:
-            return match.group(2), match.group(1), index
+        text = line.strip()[1:].lstrip() if line.startswith("# ") else ""
+        if not text:
+            continue
+        number = _TITLE_NUMBER.match(text)
+        if number is not None:
+            text = text[number.end() :]
+        return text.rstrip("#").rstrip() or text[:1], number.group(1) if number else None, index
     return None, None, -1
 
 
@@ -227,7 +235,7 @@ def _relations(text: str) -> list[tuple[str, str]]:
     """(rel, target stem) for each Markdown link to another record in ``text``."""
     out: list[tuple[str, str]] = []
     start = 0
-    for match in _LINK.finditer(text):
+    for match in MARKDOWN_LINK.finditer(text):
         verb = re.sub(r"[^a-z ]", "", text[start : match.start()].lower()).strip()
         start = match.end()
         target = match.group(2).split("#", 1)[0]
@@ -242,7 +250,7 @@ def _relations(text: str) -> list[tuple[str, str]]:
 def _status_word(text: str | None) -> str | None:
     if not text:
         return None
-    word = re.sub(r"[^a-z]", " ", _LINK.sub(" ", text.lower())).split()
+    word = re.sub(r"[^a-z]", " ", MARKDOWN_LINK.sub(" ", text.lower())).split()
     return word[0] if word else None
 
 

@@ -22,11 +22,14 @@ reported as :class:`MemSyntaxError` with its line and column.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-_HEADER = re.compile(r"^([A-Za-z_][\w-]*)[ \t]+([A-Za-z0-9_][\w.\-]*)[ \t]*\{", re.MULTILINE)
-_WORD = re.compile(r"[^\s{}\[\]:,\"#]+")
+_HEADER = re.compile(r"^([A-Za-z_][\w-]*+)[ \t]++([A-Za-z0-9_][\w.\-]*+)[ \t]*+\{", re.MULTILINE)
+_WORD = re.compile(r"[^\s{}\[\]:,\"#]++")
+MAX_NESTING = 64
+"""Blocks nest a level or two (``guard { … }``); deeper is hostile or broken, and is refused, never recursed into."""
 
 
 class MemSyntaxError(ValueError):
@@ -48,12 +51,34 @@ class Declaration:
     text: str = field(repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     kind: str  # word | string | punct
     value: str
     line: int
     column: int
+
+
+class _Tokens:
+    """One declaration's tokens, read only as far as the parser asks: a broken declaration stops the scan."""
+
+    def __init__(self, chunk: str, first_line: int) -> None:
+        self._source = _scan(chunk, first_line)
+        self._read: list[_Token] = []
+
+    def at(self, position: int) -> _Token | None:
+        """The token at ``position``, or None past the last one."""
+        while len(self._read) <= position:
+            token = next(self._source, None)
+            if token is None:
+                return None
+            self._read.append(token)
+        return self._read[position]
+
+    def last(self) -> _Token:
+        """The declaration's last token (every token is read)."""
+        for token in self._source:
+            self._read.append(token)
+        return self._read[-1]
 
 
 def parse_mem(text: str) -> tuple[list[Declaration], list[MemSyntaxError]]:
@@ -67,9 +92,10 @@ def parse_mem(text: str) -> tuple[list[Declaration], list[MemSyntaxError]]:
         if re.split(r"#|//", raw, maxsplit=1)[0].strip():
             errors.append(MemSyntaxError("text outside any declaration", number, 1))
             break
+    line, counted = 1, 0
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(text)
-        line = text.count("\n", 0, start) + 1
+        line, counted = line + text.count("\n", counted, start), start  # one pass, not one per declaration
         try:
             declarations.append(_declaration(text[start:end], line))
         except MemSyntaxError as exc:
@@ -78,35 +104,38 @@ def parse_mem(text: str) -> tuple[list[Declaration], list[MemSyntaxError]]:
 
 
 def _declaration(chunk: str, line: int) -> Declaration:
-    tokens = _tokens(chunk, line)
-    if len(tokens) < 3:
+    tokens = _Tokens(chunk, line)
+    kind, ident, brace = tokens.at(0), tokens.at(1), tokens.at(2)
+    if kind is None or ident is None or brace is None:
         raise MemSyntaxError("declaration is cut short", line, 1)
-    kind, ident = tokens[0].value, tokens[1].value
-    fields, position = _block(tokens, 3)
-    rest = tokens[position:]
-    if rest:
-        raise MemSyntaxError(f"unexpected {rest[0].value!r} after the declaration", rest[0].line, rest[0].column)
-    return Declaration(kind, ident, fields, line, chunk)
+    fields, position = _block(tokens, 3, 1)
+    rest = tokens.at(position)
+    if rest is not None:
+        raise MemSyntaxError(f"unexpected {rest.value!r} after the declaration", rest.line, rest.column)
+    return Declaration(kind.value, ident.value, fields, line, chunk)
 
 
-def _block(tokens: list[_Token], position: int) -> tuple[dict[str, Any], int]:
+def _block(tokens: _Tokens, position: int, depth: int) -> tuple[dict[str, Any], int]:
     """Entries up to the matching ``}``; returns the fields and the position after the brace."""
     fields: dict[str, Any] = {}
     while True:
-        if position >= len(tokens):
-            last = tokens[-1]
+        token = tokens.at(position)
+        if token is None:
+            last = tokens.last()
             raise MemSyntaxError("'{' is never closed", last.line, last.column)
-        token = tokens[position]
         if token.value == "}" and token.kind == "punct":
             return fields, position + 1
         if token.kind != "word":
             raise MemSyntaxError(f"expected a field name, found {token.value!r}", token.line, token.column)
-        following = tokens[position + 1] if position + 1 < len(tokens) else None
+        following = tokens.at(position + 1)
         if following is not None and following.kind == "punct" and following.value == ":":
             value, position = _value(tokens, position + 2, token)
             fields[token.value] = value
         elif following is not None and following.kind == "punct" and following.value == "{":
-            inner, position = _block(tokens, position + 2)
+            if depth >= MAX_NESTING:
+                message = f"blocks nested deeper than {MAX_NESTING} levels"
+                raise MemSyntaxError(message, following.line, following.column)
+            inner, position = _block(tokens, position + 2, depth + 1)
             previous = fields.get(token.value)
             if previous is None:
                 fields[token.value] = inner
@@ -118,17 +147,16 @@ def _block(tokens: list[_Token], position: int) -> tuple[dict[str, Any], int]:
             raise MemSyntaxError(f"field {token.value!r} needs ':' or '{{'", token.line, token.column)
 
 
-def _value(tokens: list[_Token], position: int, key: _Token) -> tuple[Any, int]:
-    if position >= len(tokens):
+def _value(tokens: _Tokens, position: int, key: _Token) -> tuple[Any, int]:
+    token = tokens.at(position)
+    if token is None:
         raise MemSyntaxError(f"field {key.value!r} has no value", key.line, key.column)
-    token = tokens[position]
     if token.kind in ("word", "string"):
         return token.value, position + 1
     if token.value == "[":
         items: list[str] = []
         position += 1
-        while position < len(tokens):
-            item = tokens[position]
+        while (item := tokens.at(position)) is not None:
             if item.kind == "punct" and item.value == "]":
                 return items, position + 1
             if item.kind == "punct" and item.value == ",":
@@ -142,8 +170,7 @@ def _value(tokens: list[_Token], position: int, key: _Token) -> tuple[Any, int]:
     raise MemSyntaxError(f"field {key.value!r} has no value", token.line, token.column)
 
 
-def _tokens(chunk: str, first_line: int) -> list[_Token]:
-    tokens: list[_Token] = []
+def _scan(chunk: str, first_line: int) -> Iterator[_Token]:
     index, line, line_start = 0, first_line, 0
     while index < len(chunk):
         char = chunk[index]
@@ -157,18 +184,17 @@ def _tokens(chunk: str, first_line: int) -> list[_Token]:
             end = chunk.find("\n", index)
             index = len(chunk) if end < 0 else end
         elif char in "{}[]:,":
-            tokens.append(_Token("punct", char, line, column))
+            yield _Token("punct", char, line, column)
             index += 1
         elif char == '"':
             value, index = _string(chunk, index, line, column)
-            tokens.append(_Token("string", value, line, column))
+            yield _Token("string", value, line, column)
         else:
             match = _WORD.match(chunk, index)
             if match is None:  # pragma: no cover - every other character starts a word
                 raise MemSyntaxError(f"unexpected character {char!r}", line, column)
-            tokens.append(_Token("word", match.group(), line, column))
+            yield _Token("word", match.group(), line, column)
             index = match.end()
-    return tokens
 
 
 def _string(chunk: str, index: int, line: int, column: int) -> tuple[str, int]:

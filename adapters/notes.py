@@ -30,12 +30,11 @@ from adapters.base import Diagnostic, Edge, Family, LoadResult, Node
 from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import Record, StoreFileError
 from adapters.ids import BadAddress, make_address
+from adapters.links import MARKDOWN_LINK, WIKILINK, LineNumbers
 from adapters.paths import display_path, under
 from adapters.source_files import SourceText, check_folder, read_source, walk_files
 
 NOTE_TYPES = frozenset({"claim", "finding", "method", "quote", "concept", "question", "synthesis"})
-_WIKI = re.compile(r"(!?)\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
-_MDLINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+\.md)(?:#[^)\s]*)?\)")
 _TAG = re.compile(r"(?<![\w&/#\[])#([A-Za-z_][\w/-]*)")
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -122,12 +121,16 @@ class NotesAdapter:
         tags = tuple(t.lstrip("#") for t in tags if t.lstrip("#"))
         aliases = _texts(rec, "aliases") + _texts(rec, "alias")
         links: list[tuple[str, str, int]] = []
-        for match in _WIKI.finditer(prose):
+        lines = LineNumbers(prose, source.body_line)
+        for match in WIKILINK.finditer(prose):
             rel_name = "embeds" if match.group(1) else "links-to"
-            links.append((rel_name, match.group(2).strip() or path.stem, _line(prose, match.start(), source)))
-        for match in _MDLINK.finditer(prose):
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(source.path), unquote(match.group(1))))
-            links.append(("links-to", "/" + target, _line(prose, match.start(), source)))
+            links.append((rel_name, match.group(2).strip() or path.stem, lines.line(match.start())))
+        for match in MARKDOWN_LINK.finditer(prose):
+            file = match.group(2).partition("#")[0]
+            if not file.endswith(".md") or prose[match.start() - 1 : match.start()] == "!":
+                continue  # a link to a web page or an attachment, or an image
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(source.path), unquote(file)))
+            links.append(("links-to", "/" + target, lines.line(match.start())))
         tether = tethers.tether(source.path, source.data)
         strength = _text(rec, "claim_strength")
         meta: dict[str, Any] = {
@@ -233,7 +236,3 @@ def _heading(body: str) -> str | None:
         if line.startswith("# "):
             return line[2:].strip() or None
     return None
-
-
-def _line(prose: str, offset: int, source: SourceText) -> int:
-    return source.body_line + prose.count("\n", 0, offset)
