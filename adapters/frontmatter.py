@@ -38,17 +38,27 @@ _SafeBase: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Loader(_SafeBase):
-    """SafeLoader without the implicit timestamp type: dates stay the strings that were written."""
+    """SafeLoader without the implicit timestamp, merge and value types.
+
+    Dates stay the strings that were written; a plain ``<<`` or ``=`` is text
+    too (SafeLoader resolves ``=`` to a type it then cannot build).
+    """
 
 
+_UNTYPED = frozenset({"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
 _Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, rx) for tag, rx in resolvers if tag not in _UNTYPED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
 
 _NULL = "tag:yaml.org,2002:null"
 _BOOL = "tag:yaml.org,2002:bool"
+_STR = "tag:yaml.org,2002:str"
+_BUILT = frozenset({_BOOL, "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
+"""Scalar tags whose text must parse: ``!!int abc`` cannot be built."""
+_PLAIN_TAGS = _BUILT | {_NULL, _STR, "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"}
+"""The only tags a store file may carry: any other (``!foo``, ``!!python/…``, ``!!set``) is refused by name."""
 
 
 def read_text(path: Path, display: str) -> str:
@@ -169,26 +179,42 @@ def _compose_mapping(text: str, display: str, first_line: int, code: str) -> Rec
 
 
 def _check_shape(root: yaml.Node, display: str, first_line: int, code: str) -> None:
-    """Refuse aliases and deep nesting before any value is built.
+    """Refuse aliases, deep nesting and values that cannot be built, before any value is built.
 
     An alias makes one node appear many times, so a few lines can expand into
     gigabytes once a field is rendered (the "billion laughs" shape). Store
     files are data written by people and agents and need no aliases, so any
-    reuse of a node is an error naming its line. The walk is iterative and
-    visits every node once.
+    reuse of a node is an error naming its line. A tag outside the plain
+    types, or ``!!int abc``, would fail (or worse) only when a field is read,
+    far from the file; it is refused here, so one bad file costs only itself.
+    A plain scalar PyYAML types but cannot build (``0b_``) becomes text. The
+    walk is iterative and visits every node once.
     """
     seen: set[int] = set()
     stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    loader: Any = None
     while stack:
         node, depth = stack.pop()
+        line = first_line + node.start_mark.line
         if id(node) in seen:
-            line = first_line + node.start_mark.line
             message = "YAML aliases (*name) are not allowed in store files; write the value out"
             raise StoreFileError(Diagnostic(display, line, code, message))
         seen.add(id(node))
         if depth > MAX_DEPTH:
-            line = first_line + node.start_mark.line
             raise StoreFileError(Diagnostic(display, line, code, f"YAML nested deeper than {MAX_DEPTH} levels"))
+        if node.tag not in _PLAIN_TAGS:
+            message = f"YAML tag {_shown_tag(node.tag)} is not allowed in store files; write the plain value"
+            raise StoreFileError(Diagnostic(display, line, code, message))
+        if node.tag in _BUILT:
+            loader = loader or _Loader("")
+            try:
+                loader.construct_object(node)
+            except (ValueError, KeyError, yaml.YAMLError):
+                plain = isinstance(node, yaml.ScalarNode) and not node.style
+                if not plain or loader.resolve(yaml.ScalarNode, node.value, (True, False)) != node.tag:
+                    message = f"{node.value!r} is not a valid {_shown_tag(node.tag)}"
+                    raise StoreFileError(Diagnostic(display, line, code, message)) from None
+                node.tag = _STR
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 stack.extend(((key, depth + 1), (value, depth + 1)))
@@ -309,6 +335,10 @@ class Record:
     def _fail(self, node: yaml.Node, key: str | None, code: str, message: str) -> StoreFileError:
         line = self._offset + node.start_mark.line + 1
         return StoreFileError(Diagnostic(self.path, line, code, message, "error", key))
+
+
+def _shown_tag(tag: str) -> str:
+    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
 
 
 def _shape(node: yaml.Node) -> str:
