@@ -61,8 +61,18 @@ class IndexConfig(_Strict):
         None, description="PostgreSQL connection string (env SYNAPSE_INDEX_DSN wins); never echoed."
     )
     workspace: str | None = Field(
-        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Key scoping this workspace's rows."
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+        description="Label of this workspace's rows; the key adds a digest of the workspace folder.",
     )
+    timeout_s: float = Field(
+        10.0, gt=0, le=600, description="Seconds a call waits for an unresponsive database before index_unavailable."
+    )
+
+    @field_validator("timeout_s", mode="before")
+    @classmethod
+    def _int_is_a_float(cls, value: Any) -> Any:
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 class Config(_Strict):

@@ -72,27 +72,45 @@ def make_embedder(workspace: Workspace, *, check: bool = False) -> TextEncoder:
 def index_settings(workspace: Workspace, env: Mapping[str, str] | None = None) -> IndexSettings:
     """The index backend: ``SYNAPSE_INDEX_DSN`` (PostgreSQL) wins over ``index:`` in the config.
 
-    The default workspace key is the code name plus a digest of the workspace folder, so two clones keep
-    their own rows (each answers from its own files) while sharing the database's vector cache.
+    The config is committed content, so its ``index.dsn`` alone is not trusted (a cloned repository would
+    send the password and every text to a host it names): it needs the opt-in a workspace model needs. The
+    key is a label (``index.workspace``, else the code name) plus a digest of the workspace folder, so two
+    clones, or two repositories naming the same label, keep their own rows while sharing the vector cache.
     """
     from adapters.index.settings import DSN_ENV, IndexSettings
+    from synapse_server.models.spec import trusts_workspace
 
     env = os.environ if env is None else env
     config = workspace.config.index
-    dsn = env.get(DSN_ENV, "").strip() or config.dsn
-    backend = "postgres" if env.get(DSN_ENV, "").strip() else config.backend
+    from_env = env.get(DSN_ENV, "").strip()
+    dsn = from_env or config.dsn
+    backend = "postgres" if from_env else config.backend
+    trusted = bool(from_env) or config.dsn is None or trusts_workspace(env)
     digest = hashlib.blake2b(os.fsencode(workspace.root), digest_size=4).hexdigest()
-    key = config.workspace or f"{workspace.code_name[:48]}-{digest}"
-    return IndexSettings(backend=backend, dsn=dsn, workspace=key)
+    key = f"{(config.workspace or workspace.code_name)[:48]}-{digest}"
+    return IndexSettings(backend=backend, dsn=dsn, workspace=key, timeout_s=config.timeout_s, trusted=trusted)
 
 
 def open_workspace_index(workspace: Workspace, embedder: TextEncoder, cache_dir: Path | None = None) -> HybridIndex:
-    """Open the workspace's index on its configured backend; an unreachable database is a typed error."""
+    """Open the workspace's index on its configured backend; an unreachable database is a typed error, and a
+    DSN only the workspace config names, without the user's opt-in, is a :class:`ConfigError` (never dialled)."""
     from adapters.index import HybridIndex
     from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
+    from synapse_server.models.spec import TRUST_ENV
 
+    settings = index_settings(workspace)
+    if settings.backend == "postgres" and not settings.trusted:
+        from adapters.index.settings import DSN_ENV
+
+        raise ConfigError(
+            f"{CONFIG_RELPATH}: index.dsn: a database named by the workspace config receives every store text and "
+            f"query, so it needs your opt-in: set {DSN_ENV} yourself, or set {TRUST_ENV}=1 to trust this "
+            "workspace's config",
+            key="index.dsn",
+            file=str(CONFIG_RELPATH),
+        )
     try:
-        return HybridIndex.open(cache_dir or workspace.cache_dir, embedder, settings=index_settings(workspace))
+        return HybridIndex.open(cache_dir or workspace.cache_dir, embedder, settings=settings)
     except BackendUnavailable as exc:
         raise IndexUnavailable(exc.message) from None
 

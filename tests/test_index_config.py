@@ -25,8 +25,9 @@ def test_without_config_or_env_the_index_is_the_embedded_sqlite_file(tmp_path: P
 
 def test_the_config_chooses_postgres_its_dsn_and_workspace_key(tmp_path: Path) -> None:
     write_config(tmp_path, "index: {backend: postgres, dsn: 'postgresql://db.example/kb', workspace: team-kb}\n")
-    settings = index_settings(load_workspace(tmp_path), env={})
-    assert (settings.backend, settings.dsn, settings.workspace) == ("postgres", "postgresql://db.example/kb", "team-kb")
+    settings = index_settings(load_workspace(tmp_path), env={"SYNAPSE_TRUST_WORKSPACE_MODEL": "1"})
+    assert (settings.backend, settings.dsn, settings.trusted) == ("postgres", "postgresql://db.example/kb", True)
+    assert settings.workspace.startswith("team-kb-")  # the label, bound to this workspace folder
     assert "db.example" not in repr(settings) and "db.example" not in settings.describe()
 
 

@@ -10,11 +10,17 @@ it. Vectors live in a cache keyed by (encoder id, content hash) that every
 workspace shares; they are committed as soon as they are computed, ahead of
 the rows, so an interrupted build keeps its work and no client re-embeds a text
 any client has embedded.
+
+No call waits on the database without limit: a connection attempt gives up after the store's
+``timeout_s``, a quick statement (a search channel, a count) is cancelled by the server or cut off by
+the client after it, and a sync's statements, which may rightly run for minutes, are cut off only when
+the server no longer answers a fresh connection either (:mod:`adapters.index.pg_deadline`).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,13 +31,15 @@ import numpy as np
 from adapters.index import pg_channels
 from adapters.index.backend import Described, Filters
 from adapters.index.documents import ChannelHit, IndexDoc
+from adapters.index.pg_deadline import Watchdog
 from adapters.index.pg_errors import IndexUnavailable, guarded
 from adapters.index.pg_schema import DIMENSION, ensure_schema
 from adapters.index.store import Snapshot
 
 log = logging.getLogger(__name__)
 
-CONNECT_TIMEOUT_S = 10
+TIMEOUT_S = 10.0
+"""How long a call waits for an unresponsive database before it is ``IndexUnavailable`` (``index.timeout_s``)."""
 ANALYZE_AFTER = 1000
 """A sync that changed this many rows refreshes the planner's statistics (the first big build needs it)."""
 
@@ -46,22 +54,31 @@ class PgStore:
     atomic_sync = True
     path: Path | None = None
 
-    def __init__(self, conn: Any, dsn: str, workspace: str) -> None:
+    def __init__(self, conn: Any, dsn: str, workspace: str, watchdog: Watchdog) -> None:
         self._conn = conn
         self._dsn = dsn
+        self._watchdog = watchdog
         self.workspace = workspace
 
     def __repr__(self) -> str:
         return f"PgStore(workspace={self.workspace!r})"
 
     @classmethod
-    def connect(cls, dsn: str, workspace: str) -> PgStore:
+    def connect(cls, dsn: str, workspace: str, timeout_s: float = TIMEOUT_S) -> PgStore:
         """Connect (creating the schema on first use); failures are :class:`IndexUnavailable`, DSN-free."""
-        return cls(_open(dsn), dsn, workspace)
+        watchdog = Watchdog(timeout_s, lambda: _answers(dsn, timeout_s))
+        try:
+            return cls(_open(dsn, watchdog), dsn, workspace, watchdog)
+        except BaseException:
+            watchdog.close()
+            raise
 
     def close(self) -> None:
-        with guarded("close"):
-            self._conn.close()
+        try:
+            with guarded("close"):
+                self._conn.close()
+        finally:
+            self._watchdog.close()
 
     def reset(self) -> None:
         """Nothing to rebuild: a database is never a damaged cache file."""
@@ -92,8 +109,9 @@ class PgStore:
             return int(row[0])
 
     def snapshot(self, model_id: str) -> Snapshot:
-        with self._cursor("read a snapshot") as conn, conn.transaction():
+        with self._cursor("read a snapshot", patient=True) as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            _unhurried(conn)
             generation = _generation(conn, self.workspace)
             rows: dict[str, tuple[str, str]] = {}
             keys: set[str] = set()
@@ -120,7 +138,8 @@ class PgStore:
     def put_vectors(self, vectors: Mapping[str, np.ndarray], model_id: str) -> None:
         if not vectors:
             return
-        with self._cursor("store vectors") as conn, conn.transaction():
+        with self._cursor("store vectors", patient=True) as conn, conn.transaction():
+            _unhurried(conn)  # an insert waits for a sync that is writing the same vector to commit
             _insert_vectors(conn, vectors, model_id)
 
     def apply(
@@ -132,7 +151,8 @@ class PgStore:
         model_id: str,
     ) -> bool:
         try:
-            with self._cursor("write a sync") as conn, conn.transaction():
+            with self._cursor("write a sync", patient=True) as conn, conn.transaction():
+                _unhurried(conn)  # the writer before us may hold the generation row for minutes
                 conn.execute(
                     "INSERT INTO synapse_workspaces(workspace) VALUES (%s) ON CONFLICT (workspace) DO NOTHING",
                     (self.workspace,),
@@ -157,7 +177,8 @@ class PgStore:
         except _Refused:
             return False
         if len(upserts) + len(removals) >= ANALYZE_AFTER:
-            with self._cursor("refresh planner statistics") as conn:
+            with self._cursor("refresh planner statistics", patient=True) as conn, conn.transaction():
+                _unhurried(conn)
                 conn.execute("ANALYZE synapse_docs")  # so the planner picks the HNSW index once the table is big
         return True
 
@@ -198,7 +219,8 @@ class PgStore:
 
     def all_rows(self) -> Iterator[tuple[IndexDoc, str, str, str]]:
         """Every row of this workspace as (doc, row_hash, content hash, encoder id), for copying an index."""
-        with self._cursor("read rows") as conn:
+        with self._cursor("read rows", patient=True) as conn, conn.transaction():
+            _unhurried(conn)
             cur = conn.execute(
                 "SELECT address, family, project, type, title, body, row_hash, content_hash, encoder"
                 " FROM synapse_docs WHERE workspace = %s ORDER BY address",
@@ -208,33 +230,94 @@ class PgStore:
                 yield IndexDoc(a, f, p, t, title, body), row_hash, key, encoder
 
     @contextmanager
-    def _cursor(self, action: str) -> Iterator[Any]:
-        """The connection, reconnected once if the server dropped it; driver errors become IndexUnavailable."""
+    def _cursor(self, action: str, *, patient: bool = False) -> Iterator[Any]:
+        """The connection, reconnected once if the server dropped it, under the watchdog's deadline (a patient
+        block is cut only once the server stops answering); driver errors become IndexUnavailable."""
         with guarded(action):
             if self._conn.closed or self._conn.broken:
                 log.warning("postgres index connection was lost; reconnecting")
-                self._conn = _open(self._dsn)
-            yield self._conn
+                self._conn.close()
+                self._conn = _open(self._dsn, self._watchdog)
+        conn = self._conn
+        with self._watchdog.watching(conn.fileno(), patient=patient) as watch:
+            try:
+                with guarded(action):
+                    yield conn
+            except IndexUnavailable:
+                if watch.cut:
+                    raise _no_answer(action, self._watchdog.seconds) from None
+                raise
 
 
-def _open(dsn: str) -> Any:
+def _open(dsn: str, watchdog: Watchdog) -> Any:
     import psycopg
     from pgvector.psycopg import register_vector
 
     with guarded("connect"):
-        conn = psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
-        try:
-            conn.execute("SET client_min_messages = warning")  # no NOTICE (stopword-only queries) in logs
-            # Session-wide, so a meaning query is one round trip: a filtered HNSW scan keeps going (in distance
-            # order) until it has ``limit`` rows that pass, instead of returning fewer.
-            conn.execute("SET hnsw.iterative_scan = strict_order")
-            conn.execute(f"SET hnsw.ef_search = {pg_channels.EF_SEARCH}")
-            ensure_schema(conn)
-            register_vector(conn)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+        conn = psycopg.connect(_bounded(dsn, watchdog.seconds), autocommit=True)
+    try:
+        with watchdog.watching(conn.fileno(), patient=True) as watch:
+            try:
+                with guarded("connect"):
+                    conn.execute("SET client_min_messages = warning")  # no NOTICE (stopword-only queries) in logs
+                    # Session-wide, so a meaning query is one round trip: a filtered HNSW scan keeps going (in
+                    # distance order) until it has ``limit`` rows that pass, instead of returning fewer.
+                    conn.execute("SET hnsw.iterative_scan = strict_order")
+                    conn.execute(f"SET hnsw.ef_search = {pg_channels.EF_SEARCH}")
+                    ensure_schema(conn)
+                    register_vector(conn)
+                    # From here on the server cancels its own slow statement or lock wait after the same time
+                    # the client waits; the patient blocks lift both for their own transaction.
+                    ms = max(1, round(watchdog.seconds * 1000))
+                    conn.execute(f"SET statement_timeout = {ms}")
+                    conn.execute(f"SET lock_timeout = {ms}")
+            except IndexUnavailable:
+                if watch.cut:
+                    raise _no_answer("connect", watchdog.seconds) from None
+                raise
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _bounded(dsn: str, seconds: float) -> str:
+    """The DSN with libpq's own bounds: the connection attempt, TCP keepalives and unacknowledged data."""
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(
+        dsn,
+        connect_timeout=max(2, math.ceil(seconds)),  # libpq counts whole seconds and treats 1 as 2
+        keepalives=1,
+        keepalives_idle=max(1, math.ceil(seconds)),
+        keepalives_interval=max(1, math.ceil(seconds / 3)),
+        keepalives_count=3,
+        tcp_user_timeout=max(1000, round(seconds * 1000)),
+    )
+
+
+def _answers(dsn: str, seconds: float) -> bool:
+    """Whether a fresh connection gets a reply within the bound: the watchdog's test that a server is still there."""
+    import psycopg
+
+    try:
+        with psycopg.connect(_bounded(dsn, seconds), autocommit=True) as probe:
+            probe.execute("SELECT 1")
+    except psycopg.Error:
+        return False
+    return True
+
+
+def _unhurried(conn: Any) -> None:
+    """Lift the server-side timeouts for this transaction: the client watchdog still cuts off a server that is gone."""
+    conn.execute("SET LOCAL statement_timeout = 0")
+    conn.execute("SET LOCAL lock_timeout = 0")
+
+
+def _no_answer(action: str, seconds: float) -> IndexUnavailable:
+    return IndexUnavailable(
+        f"postgres index: {action} failed (no answer within {seconds:g} s: the server is stopped or unreachable)"
+    )
 
 
 def _generation(conn: Any, workspace: str) -> int:

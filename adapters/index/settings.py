@@ -6,6 +6,9 @@ the cache directory. The DSN is a secret (it may hold a password): it is kept
 out of ``repr``, and nothing built from it - results, errors, logs - ever shows
 it; only :func:`describe` is meant for people, and it names the backend and the
 workspace key, never the DSN.
+
+``trusted`` is False for a DSN that only the workspace's committed config names, without the user's
+opt-in: such settings are described, never connected to. ``timeout_s`` bounds every wait on the database.
 """
 
 from __future__ import annotations
@@ -28,11 +31,15 @@ class IndexSettings:
     backend: Backend = "sqlite"
     dsn: str | None = field(default=None, repr=False)
     workspace: str = "default"
+    timeout_s: float = 10.0
+    trusted: bool = True
 
     def describe(self) -> str:
         """A safe one-line description for status output (no DSN)."""
         if self.backend == "sqlite":
             return "sqlite (embedded)"
+        if not self.trusted:
+            return f"postgres (workspace {self.workspace}; DSN from the workspace config, NOT trusted)"
         return f"postgres (workspace {self.workspace})"
 
 
@@ -44,10 +51,11 @@ def open_store(cache_dir: Path, name: str, settings: IndexSettings | None) -> Re
         store = EmbeddedStore.open(cache_dir, name)
         assert isinstance(store, EmbeddedStore)  # Store.open builds ``cls``
         return store
+    from adapters.index.pg_errors import IndexUnavailable
     from adapters.index.pg_store import PgStore
 
     if not settings.dsn:
-        from adapters.index.pg_errors import IndexUnavailable
-
         raise IndexUnavailable(f"the postgres index backend needs a DSN (index.dsn or {DSN_ENV})")
-    return PgStore.connect(settings.dsn, f"{settings.workspace}/{name}")
+    if not settings.trusted:  # the caller says why and how to opt in; this only makes sure nothing connects
+        raise IndexUnavailable("the postgres DSN comes from the workspace config, which is not trusted")
+    return PgStore.connect(settings.dsn, f"{settings.workspace}/{name}", settings.timeout_s)

@@ -46,7 +46,7 @@ def build(deps: Deps, params: BuildParams, update: Update) -> BuildOutput:
         else:
             update(done + 1, total + 1, message)
 
-    with deps.lock:
+    with deps.index_lock, deps.lock:  # index_lock first, as Deps.index() requires
         workspace = deps.workspace()
         report = build_overlay(
             workspace,

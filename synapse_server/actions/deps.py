@@ -85,8 +85,13 @@ class Deps:
         self._embedder = embedder
         self._embedder_spec: object = embedder_spec if embedder is not None else None
         self.lock = threading.RLock()
-        """Serialises store and index use: actions run on worker threads, the index is one SQLite connection."""
+        """Serialises the loaded workspace and stores: held briefly, never across index I/O."""
+        self.index_lock = threading.RLock()
+        """Serialises index use (the embedded index is one SQLite connection). Taken before ``lock`` when both are
+        held, so a call waiting on a stalled database holds up only calls that need the index, never ``get``."""
         self._loaded: _Loaded | None = None
+        self._retired: list[HybridIndex] = []
+        """Indexes of replaced loads, closed by the next holder of ``index_lock`` (one may be in use now)."""
         self.runner = WorkerPool(Path(settings.root), env=self.worker_env(), prespawn=settings.prespawn)
         """navigate's workers: forked per turn from one warm template, at most ``navigate.max_concurrent`` at once."""
 
@@ -115,13 +120,26 @@ class Deps:
             return loaded.stores
 
     def index(self) -> HybridIndex:
-        """The hybrid index over every store, synced to the current store contents."""
-        with self.lock:
-            stores = self.stores()
-            loaded = self._current()
-            if loaded.index is None:
-                loaded.index = stores.open_index(self.embedder)
-            return loaded.index
+        """The hybrid index over every store, synced to the current store contents.
+
+        Use it while holding ``index_lock`` (and, if also ``lock``, taking ``index_lock`` first): it is opened
+        and synced under ``index_lock`` alone, so ``get`` and the other store readers never wait for that I/O.
+        """
+        with self.index_lock:
+            self._close_retired()
+            with self.lock:
+                stores = self.stores()
+                loaded = self._current()
+                embedder = self.embedder
+                if loaded.index is not None:
+                    return loaded.index
+            index = stores.open_index(embedder)
+            with self.lock:
+                if self._loaded is loaded:
+                    loaded.index = index
+                else:
+                    self._retired.append(index)  # the stores moved while it opened: serve this call, then close
+            return index
 
     def write_free(self) -> bool:
         """Write-free when the server was started so or the workspace config says so."""
@@ -136,6 +154,13 @@ class Deps:
             self._replace(None)
         finally:
             self.lock.release()
+        if not self.index_lock.acquire(blocking=False):
+            log.warning("an abandoned call still uses the index; leaving it to process exit")
+            return
+        try:
+            self._close_retired()
+        finally:
+            self.index_lock.release()
 
     def _current(self) -> _Loaded:
         with self.lock:
@@ -150,11 +175,16 @@ class Deps:
             return fresh
 
     def _replace(self, fresh: _Loaded | None) -> None:
-        if self._loaded is not None:
-            if self._loaded.index is not None:
-                self._loaded.index.close()
-            self._loaded.freshness.close()
-        self._loaded = fresh
+        old, self._loaded = self._loaded, fresh
+        if old is not None:
+            if old.index is not None:
+                self._retired.append(old.index)  # another thread may be searching it under index_lock
+            old.freshness.close()
+
+    def _close_retired(self) -> None:
+        """Close the indexes of replaced loads; the caller holds ``index_lock``, so none is in use."""
+        while self._retired:
+            self._retired.pop().close()
 
     @property
     def freshness(self) -> Freshness:

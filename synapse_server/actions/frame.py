@@ -43,7 +43,7 @@ def frame(deps: Deps, workspace: Workspace, stores: Stores, params: FrameActionP
 
 
 async def handle(params: FrameActionParams, deps: Deps) -> FrameResult:
-    return await locked(deps, lambda workspace, stores: frame(deps, workspace, stores, params))
+    return await locked(deps, lambda workspace, stores: frame(deps, workspace, stores, params), index=True)
 
 
 SPEC = ActionSpec(

@@ -11,6 +11,7 @@ store lock (the index is one SQLite connection).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Literal, TypeVar
 
 import anyio
@@ -52,11 +53,12 @@ def check_known_projects(workspace: Workspace, stores: Stores, projects: list[st
     refuse_unknown_projects(projects, known)
 
 
-async def locked(deps: Deps, work: Callable[[Workspace, Stores], T]) -> T:
-    """Run ``work(workspace, stores)`` on a worker thread under the store lock, with the stores as they are now."""
+async def locked(deps: Deps, work: Callable[[Workspace, Stores], T], *, index: bool = False) -> T:
+    """Run ``work(workspace, stores)`` on a worker thread under the store lock, with the stores as they are now;
+    ``index=True`` for work that uses ``deps.index()``, which takes the index lock first (see ``Deps.index``)."""
 
     def run() -> T:
-        with deps.lock:
+        with deps.index_lock if index else nullcontext(), deps.lock:
             return work(deps.workspace(), deps.stores())
 
     return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)

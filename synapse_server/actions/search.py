@@ -90,8 +90,9 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
         projects = workspace.scoped_projects(params.projects)
         if params.projects:
             _check_known(params.projects, set(workspace.local_projects()) | _zk_projects(stores.nodes))
-        found = deps.index().search(params.query, params.limit, families=FAMILIES, projects=projects)
         overlay = open_overlay(workspace, stores, "generic") if params.expand else None
+    with deps.index_lock:  # not the store lock: a stalled database must not hold up get
+        found = deps.index().search(params.query, params.limit, families=FAMILIES, projects=projects)
     hits = [
         SearchHit(
             rank=i,

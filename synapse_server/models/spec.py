@@ -27,7 +27,7 @@ from synapse_server.models.script import ScriptModel
 
 ENV_VAR = "SYNAPSE_MODEL"
 TRUST_ENV = "SYNAPSE_TRUST_WORKSPACE_MODEL"
-"""Set to 1 to let ``model:`` in the workspace's own config start a process or reach a network."""
+"""Set to 1 to let ``model:`` and ``index.dsn`` in the workspace's own config start a process or reach a network."""
 OUTSIDE_PROVIDERS = frozenset({"command", "openai", "anthropic"})
 """Providers that run a process or send the prompt over a network: a committed config alone cannot choose them."""
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -176,8 +176,13 @@ def model_spec_origin(config_value: str, env: Mapping[str, str], cli_value: str 
     if from_env.strip():
         return SpecOrigin(from_env, "env", True)
     provider = config_value.strip().partition(":")[0]
-    opted_in = env.get(TRUST_ENV, "").strip().lower() in _TRUE
-    return SpecOrigin(config_value, "config", provider not in OUTSIDE_PROVIDERS or opted_in)
+    return SpecOrigin(config_value, "config", provider not in OUTSIDE_PROVIDERS or trusts_workspace(env))
+
+
+def trusts_workspace(env: Mapping[str, str]) -> bool:
+    """Whether the user opted in (``SYNAPSE_TRUST_WORKSPACE_MODEL``) to what the workspace config reaches outside
+    the machine on its own: its ``model:`` (a process, a network) and its ``index.dsn`` (a database)."""
+    return env.get(TRUST_ENV, "").strip().lower() in _TRUE
 
 
 def model_spec_from(config_value: str, env: Mapping[str, str], cli_value: str | None) -> str:
