@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-import yaml
-
 from adapters.base import Diagnostic, Family, LoadResult, Node, Tether, TetherKind
+from adapters.frontmatter import StoreFileError, load_yaml, read_text
 from adapters.ids import BadAddress, make_address
 from adapters.paths import PathEscape, check_relative, display_path, resolve_inside, under
 from adapters.source_files import check_folder
@@ -231,10 +230,11 @@ class MlflowAdapter:
         shown = display_path(path, self.root)
         if not path.is_file() or not self._inside(path, diags):
             return None
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            diags.append(Diagnostic(shown, 1, "yaml", f"cannot read MLflow metadata: {type(exc).__name__}"))
+        try:  # the store files' reader: no aliases, deep nesting or tags that cannot be built
+            data = load_yaml(read_text(path, shown), shown)
+        except StoreFileError as exc:
+            found = exc.diagnostic
+            diags.append(Diagnostic(shown, found.line, "yaml", f"cannot read MLflow metadata: {found.message}"))
             return None
         if not isinstance(data, dict):
             diags.append(Diagnostic(shown, 1, "yaml", "MLflow metadata is not a mapping"))

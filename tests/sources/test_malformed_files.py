@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from source_fixtures import write_files
+from source_fixtures import mlflow_runs, write_files
 
 from adapters.frontmatter import StoreFileError, load_yaml, parse_front_matter
 from adapters.mem_files import MemFilesAdapter
@@ -144,3 +144,18 @@ def test_lint_reports_each_malformed_file_and_the_stores_keep_every_good_file(tm
     nodes = Stores.load(load_workspace(tmp_path)).nodes
     expected = {"zk:vault:ledger", "zk:vault:rounding", "zk:vault:odd-scalars"}
     assert expected | {"mem:mem:ledger.cents", "mem:mem:ledger.round"} <= set(nodes)
+
+
+@pytest.mark.parametrize("line", ["status: !!int abc", "extra: " + "[" * 5_000 + "]" * 5_000, "tag: !!bool maybe"])
+def test_a_malformed_mlflow_run_meta_costs_only_that_run(tmp_path: Path, line: str) -> None:
+    pytest.importorskip("mlflow", reason="the mlflow dev dependency writes the mlruns fixture")
+    from adapters.mlflow_runs import MlflowAdapter
+
+    ids = mlflow_runs(tmp_path)
+    meta = next((tmp_path / "mlruns").glob(f"*/{ids['plain']}/meta.yaml"))
+    meta.write_text(meta.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+    result = MlflowAdapter(Path("mlruns"), tmp_path).load()
+    loaded = {node.address.removeprefix("data:runs:") for node in result.nodes}
+    assert ids["hashed"] in loaded and ids["dataset"] in loaded and ids["plain"] not in loaded
+    [finding] = result.diagnostics
+    assert (finding.path, finding.code) == (meta.relative_to(tmp_path).as_posix(), "yaml")
