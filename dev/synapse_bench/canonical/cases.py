@@ -24,8 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 
-CATEGORIES = ("truth", "fabrication", "disclosure", "abstention", "schema", "failure", "replay")
-Category = Literal["truth", "fabrication", "disclosure", "abstention", "schema", "failure", "replay"]
+CATEGORIES = ("truth", "fabrication", "disclosure", "abstention", "schema", "failure", "replay", "adversarial")
+Category = Literal["truth", "fabrication", "disclosure", "abstention", "schema", "failure", "replay", "adversarial"]
 ExpectedVerdict = Literal["answer", "abstain", "failure", "rejected"]
 """``rejected``: the request itself is refused by the public validator before any store or model work."""
 Status = Literal["grounded", "measured", "inferred"]
