@@ -6,6 +6,7 @@ corpus. Arguments after the subcommand go to that harness unchanged.
 
     canonical   the deterministic corpus, its safety figures and the locked baseline (canonical/cli.py)
     replay      the corpus's replay category: a capable LLM's real replies and their adversarial twins (replay.py)
+    adversarial the corpus's adversarial category: hostile replies licensing must refuse, honest twins it must accept (adversarial.py)
     correctness answer correctness of the offline navigator on decision records (correctness/bench.py)
     live        the same corpus with a real model, repeated (live.py)
     sweep       VOI policy x hops x trace_floor under the canonical safety gate (sweep.py)
@@ -24,6 +25,7 @@ import sys
 HARNESSES = {
     "canonical": "dev.synapse_bench.canonical.cli",
     "replay": "dev.synapse_bench.replay",
+    "adversarial": "dev.synapse_bench.adversarial",
     "correctness": "dev.synapse_bench.correctness.bench",
     "live": "dev.synapse_bench.live",
     "sweep": "dev.synapse_bench.sweep",
