@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from synapse_server.dashboard.view import matrix_grid, status_class
+from synapse_server.dashboard.view import matrix_grid, page_safe, status_class
 from synapse_server.present.trace_tree import claim_tree, set_flags
 
 MAX_QUESTION_CHARS = 2000
@@ -35,7 +35,7 @@ TEMPLATES.globals.update(claim_tree=claim_tree, set_flags=set_flags, status_clas
 def render(request: Request, name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
     form_token = request.app.state.form_token
     page = TEMPLATES.get_template(name).render(request=request, nav=name.split(".")[0], form_token=form_token, **values)
-    return HTMLResponse(page, status_code=status_code)
+    return HTMLResponse(page_safe(page), status_code=status_code)
 
 
 def _dashboard(request: Request) -> Any:

@@ -1,9 +1,11 @@
-"""Plain values the templates need and should not compute: the matrix as a grid, badge classes."""
+"""Plain values the templates need and should not compute (the matrix as a grid, badge classes), and page text made safe."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from synapse_server.present.safe_text import terminal_safe
 
 RELATIONS = ("contradicts", "corroborates", "applies", "instantiates", "motivated-by", "related")
 
@@ -30,3 +32,12 @@ def matrix_grid(payload: dict[str, Any]) -> Grid:
     slots = [[at.get((row["address"], col["address"])) for col in columns] for row in rows]
     present = {c["relation"] for c in payload["cells"]}
     return Grid(rows, columns, slots, [r for r in RELATIONS if r in present])
+
+
+def page_safe(html: str) -> str:
+    """A rendered page with every control and bidirectional character shown as a visible escape (``\\u202e``).
+
+    Autoescaping stops markup, not a right-to-left override that visually reorders a title; the page gets the
+    terminal card's own escaping. A line with nothing to escape (``isprintable``) is kept as it is, cheaply.
+    """
+    return "\n".join(line if line.isprintable() else terminal_safe(line) for line in html.split("\n"))

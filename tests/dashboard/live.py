@@ -62,6 +62,7 @@ class Live:
             with self.changed:
                 self.lines.append(line)
                 self.changed.notify_all()
+        self.process.wait()  # stderr closed: the process is ending; waiters then see its exit status
         with self.changed:
             self.changed.notify_all()
 
