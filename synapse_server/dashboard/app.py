@@ -30,6 +30,7 @@ from synapse_server.dashboard.history import History
 from synapse_server.dashboard.runs import Runs
 from synapse_server.dashboard.security import SecurityHeaders, TokenGuard, form_token, new_token
 from synapse_server.dispatch import Dispatcher
+from synapse_server.errors import ConfigError
 from synapse_server.models import model_spec_from
 
 if TYPE_CHECKING:
@@ -66,8 +67,11 @@ class Dashboard:
         self.history = History(workspace.cache_dir)
         self.runs = Runs(self.dispatcher, self.history)
         self.briefs = BriefCache(self.deps, self.dispatcher)
-        spec = config.chat_model or model_spec_from(workspace.config.model, os.environ, config.model)
-        self.chat = ChatAgent(spec, self.dispatcher, self.history, cwd=workspace.root)
+        try:
+            spec, refusal = config.chat_model or model_spec_from(workspace.config.model, os.environ, config.model), None
+        except ConfigError as error:  # a config's model it may not run: the pages stay up, the model calls refuse
+            spec, refusal = workspace.config.model, error.message
+        self.chat = ChatAgent(spec, self.dispatcher, self.history, cwd=workspace.root, refusal=refusal)
 
     async def warm(self) -> None:
         """Load the embedding model and sync the index in the background, so the first search does not wait."""

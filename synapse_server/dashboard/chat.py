@@ -56,8 +56,12 @@ class Message:
 class ChatAgent:
     """One chat: a transcript and the model that answers in it."""
 
-    def __init__(self, spec: str, dispatcher: Dispatcher, history: History, *, cwd: Path) -> None:
+    def __init__(
+        self, spec: str, dispatcher: Dispatcher, history: History, *, cwd: Path, refusal: str | None = None
+    ) -> None:
         self.spec = spec
+        self.refusal = refusal
+        """Why the model may not run (an untrusted config model): each message then gets this answer."""
         self.dispatcher = dispatcher
         self.history = history
         self.cwd = cwd
@@ -72,6 +76,9 @@ class ChatAgent:
     async def send(self, text: str) -> None:
         async with self._lock:
             self.messages.append(Message("user", text))
+            if self.refusal is not None:
+                self.messages.append(Message("tool", f"the chat model is refused: {self.refusal}"))
+                return
             if self.offline:
                 await self._tool({"action": "navigate", "question": text})
                 return
