@@ -25,7 +25,14 @@ from decimal import ROUND_HALF_UP, Context, Decimal, DivisionByZero, InvalidOper
 
 from synapse_server.navigation.numbers import NUMERAL, NumKind, NumToken, all_numbers
 
-__all__ = ["CalculationError", "derivation_licenses", "derivation_operands", "evaluate_derivation", "rounds_to"]
+__all__ = [
+    "CalculationError",
+    "derivation_constants",
+    "derivation_licenses",
+    "derivation_operands",
+    "evaluate_derivation",
+    "rounds_to",
+]
 
 MAX_DERIVATION_CHARS = 500
 MAX_NESTING = 32
@@ -86,6 +93,12 @@ def derivation_operands(derive: str) -> tuple[NumToken, ...]:
             )
             operands.append(_operand_token(literal, negative))
     return tuple(sorted(operands, key=lambda token: token.start))
+
+
+def derivation_constants(derive: str) -> tuple[Decimal, ...]:
+    """The conversion constants :func:`derivation_operands` leaves out (a ``* 100``, the ``- 1`` of new / old - 1)."""
+    tree, literals = _parse(derive)
+    return tuple(literals[name].value for name in sorted(_exempt_literals(tree.body, literals)))
 
 
 def rounds_to(result: Decimal, stated: NumToken) -> bool:

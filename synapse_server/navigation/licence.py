@@ -1,21 +1,25 @@
-"""Whether one claim is licensed, and if not, exactly why: the per-claim half of the grounding router.
+"""Whether one claim is licensed, and if not, every reason why: the per-claim half of the grounding router.
 
 Four ways to a licence, tried in this order:
 
 1. **verbatim**: the claim's text is one unit (or whole sentence) of a verified
    cited node, or repeats a licensed premise; it keeps its grounds' status;
 2. **conjunction**: a claim with premises and no citations whose text is its
-   premises' texts joined in order (by ``,`` ``;`` ``and`` ``also``, or a
-   ``which`` standing for the next premise's subject); it keeps the weakest
-   premise status, and a ``which``-join may not be asserted in the prose;
-3. **paraphrase**: one unit of one verified cited node (or one licensed
-   premise) covers every figure of the claim and supports every word of it
-   (:mod:`wording`); the router caps it at ``inferred``;
-4. **calculation**: a ``[calculation]`` whose ``derive`` evaluates to a stated
-   figure, in the unit its arithmetic produces, from operands one clause
-   states; the rest of the claim is checked as a paraphrase of that clause.
+   premises' texts joined (by ``,`` ``;`` ``and`` ``also``, or a ``which``
+   standing for the next premise's subject), in any order; it keeps the
+   weakest premise status (:mod:`synapse_server.licensing.joins`);
+3. **alignment**: the claim's tokens align in order to one unit of one
+   verified cited node, in that unit's frame, by the named edit operations
+   of :mod:`synapse_server.licensing.alignment`; an exact alignment (identical
+   words, articles, frame words) keeps its grounds' status, any other is a
+   paraphrase the router caps at ``inferred``;
+4. **calculation**: a ``[calculation]`` whose derived figure is what its
+   relation phrase means for the clause's figures in their roles
+   (:mod:`synapse_server.licensing.relations`); the rest of the claim aligns
+   with that clause.
 
-Every refusal carries a :class:`Problem` naming the rule and the claim's own
+Every refusal lists every failing rule of the clause that came closest, each
+a :class:`~synapse_server.licensing.rules.RuleId` naming the claim's own
 words; the repair prompt and the trace show them. Source bodies never appear
 in a problem: only claim ids, refs as the model wrote them, and rule names.
 """
@@ -23,31 +27,19 @@ in a problem: only claim ids, refs as the model wrote them, and rule names.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from decimal import Decimal
+from dataclasses import dataclass, field
 from typing import Literal
 
 from memdsl import Claim
-from synapse_server.navigation.calculation import CalculationError, derivation_operands, evaluate_derivation, rounds_to
-from synapse_server.navigation.coverage import (
-    LABEL_STOPWORDS,
-    NumberCoverage,
-    clause_coverage,
-    label_words,
-    number_coverage,
-    operand_covered,
-    restated_unit,
-)
-from synapse_server.navigation.numbers import NumToken, all_numbers
-from synapse_server.navigation.text import normalise_words, plain_text, word_spans
-from synapse_server.navigation.unit_algebra import (
-    SHAPE_WORDS,
-    UnitMismatch,
-    derivation_shape,
-    result_unit,
-    states_unit,
-)
-from synapse_server.navigation.wording import DOWN, UP, canonical_word, direction_of, heading_frame, wording_support
+from synapse_server.licensing.alignment import Alignment, Finding, align, cuts_of
+from synapse_server.licensing.frames import EMPTY_FRAME, Frame
+from synapse_server.licensing.language import Token, tokens
+from synapse_server.licensing.relations import derived_figure
+from synapse_server.licensing.rules import RuleId
+from synapse_server.navigation.calculation import CalculationError, derivation_operands, evaluate_derivation
+from synapse_server.navigation.coverage import NumberCoverage, clause_coverage, number_coverage, restated_unit
+from synapse_server.navigation.numbers import all_numbers
+from synapse_server.navigation.text import normalise_words, plain_text
 
 __all__ = ["Clause", "Licence", "Problem", "conjunction_kind", "license_calculation", "license_words"]
 
@@ -56,11 +48,12 @@ Joined = Literal["strict", "relative"]
 
 @dataclass(frozen=True, slots=True)
 class Clause:
-    """A licensing candidate: one clause's plain text, its heading path, and where it came from (a ref)."""
+    """A licensing candidate: one clause's plain text, its heading path, where it came from, and its frame."""
 
     text: str
     headings: tuple[str, ...] = ()
     origin: str = ""
+    frame: Frame = field(default=EMPTY_FRAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,33 +78,51 @@ class Licence:
 
 
 def license_words(claim: Claim, candidates: Sequence[Clause], *, verbatim_targets: Sequence[Clause] = ()) -> Licence:
-    """Verbatim, else a paraphrase of one candidate clause whose figures and words it covers."""
+    """Verbatim, else an alignment to one candidate clause in its frame (:mod:`synapse_server.licensing.alignment`)."""
     for target in verbatim_targets:
         if restated_unit(claim.text, [target.text]) is not None:
             return Licence(True, (target.text,), verbatim=True)
-    plain = plain_text(claim.text)
-    failures: list[tuple[int, Problem]] = []
-    for clause in candidates:
-        numbers = number_coverage(claim.text, clause.text, labels=False)
-        if not numbers.covered:
-            failures.append((_overlap(plain, clause.text), _number_problem(claim.id, numbers, clause)))
-            continue
-        frame = heading_frame(plain, clause.headings)
-        words = wording_support(plain, clause.text, context=clause.headings, skip=(frame,) if frame else ())
-        if words.supported:
-            return Licence(True, (clause.text,))
-        problem = _word_problem(claim.id, words.rule, words.tokens, clause, labels=label_words(claim.text))
-        failures.append((_overlap(plain, clause.text) + 1000, problem))
     if not candidates:
         return Licence(False, problems=(Problem(claim.id, "uncovered", "no verified clause to license it"),))
-    figures_covered = any(problem.rule not in _NUMBER_RULES for _, problem in failures)
+    plain = plain_text(claim.text)
+    claimed = tokens(plain)
+    cuts = cuts_of(plain, claimed)
+    failures: list[tuple[tuple[int, int], tuple[Problem, ...]]] = []
+    for clause in _likeliest(claimed, candidates):
+        read = tokens(clause.text)
+        alignment = align(claimed, read, clause.frame, claim_cuts=cuts, clause_cuts=cuts_of(clause.text, read))
+        if alignment.ok:
+            return Licence(True, (clause.text,), verbatim=alignment.exact)
+        numbers = number_coverage(claim.text, clause.text, labels=False)
+        problems = [_number_problem(claim.id, numbers, clause)] if not numbers.covered else []
+        problems += [
+            _finding(claim.id, f, clause) for f in alignment.findings if numbers.covered or f.rule != RuleId.FIGURE
+        ]
+        failures.append(((alignment.cost, -_overlap(claimed, read)), tuple(problems)))
+    figures_covered = any(all(p.rule not in _NUMBER_RULES for p in problems) for _, problems in failures)
     if len(all_numbers(plain)) > 1 and not figures_covered:
         _, pooled = clause_coverage(claim.text, [c.text for c in candidates])
         if pooled.reason == "pooled":
             detail = f"figures {_quoted(pooled.missing)} are spread over several clauses; one claim per clause"
             return Licence(False, problems=(Problem(claim.id, "pooled", detail),))
-    best = max(failures, key=lambda entry: entry[0])[1]
-    return Licence(False, problems=(best,))
+    best = min(failures, key=lambda entry: entry[0])[1]
+    return Licence(False, problems=best)
+
+
+def _likeliest(claimed: Sequence[Token], candidates: Sequence[Clause], keep: int = 12) -> list[Clause]:
+    """The candidates sharing the most of the claim's terms, best first: aligning every clause costs too much."""
+    ranked = sorted(candidates, key=lambda clause: -_overlap(claimed, tokens(clause.text)))
+    return ranked[:keep]
+
+
+def _overlap(claimed: Sequence[Token], read: Sequence[Token]) -> int:
+    terms = {t.term for t in read if t.cls != "free"}
+    return sum(1 for t in claimed if t.cls != "free" and t.term in terms)
+
+
+def _finding(claim_id: str, finding: Finding, clause: Clause) -> Problem:
+    where = f" ({clause.origin})" if clause.origin else ""
+    return Problem(claim_id, finding.rule, finding.detail + where)
 
 
 def conjunction_kind(text: str, premise_texts: Sequence[str]) -> Joined | None:
@@ -124,156 +135,48 @@ def conjunction_kind(text: str, premise_texts: Sequence[str]) -> Joined | None:
 
 
 def license_calculation(claim: Claim, candidates: Sequence[Clause]) -> Licence:
-    """A derived figure: the derivation evaluates to it, in the right unit and direction, from one clause's figures."""
+    """A derived figure licensed by what its relation phrase means in one clause (:mod:`synapse_server.licensing.relations`)."""
     if claim.derive is None:
-        return _refuse(claim.id, "derive", 'a calculation needs derive "<arithmetic>"')
+        return _refuse(claim.id, RuleId.DERIVE, 'a calculation needs derive "<arithmetic>"')
     try:
-        result = evaluate_derivation(claim.derive)
-        operands = derivation_operands(claim.derive)
-        shape = derivation_shape(claim.derive)
+        evaluate_derivation(claim.derive)
     except CalculationError as error:
-        return _refuse(claim.id, "derive", f'derive "{claim.derive}" cannot be evaluated ({error.code})')
-    plain = plain_text(claim.text)
-    tokens = all_numbers(plain)
-    derived = [token for token in tokens if rounds_to(result, token)]
-    if not derived:
-        return _refuse(claim.id, *_arithmetic(claim.derive, result, tokens))
-    stated = derived[-1]
-    window = _result_window(plain, tokens, stated)
-    problems: list[Problem] = []
-    for clause in candidates:
-        problem = _calculation_problem(claim, clause, plain, tokens, stated, window, operands, shape)
-        if problem is None:
-            return Licence(True, (clause.text,))
-        problems.append(problem)
-    if not problems:
+        return _refuse(claim.id, RuleId.DERIVE, f'derive "{claim.derive}" cannot be evaluated ({error.code})')
+    if not candidates:
         return _refuse(claim.id, "uncovered", "no verified clause supplies the operands")
-    rank = {"operand": 0, "words": 1, "unit": 2, "direction": 3, "label": 3}
-    return Licence(False, problems=(max(problems, key=lambda p: rank.get(p.rule, 1)),))
+    plain = plain_text(claim.text)
+    claimed = tokens(plain)
+    cuts = cuts_of(plain, claimed)
+    failures: list[tuple[int, tuple[Problem, ...]]] = []
+    for clause in _likeliest(claimed, candidates):
+        derived = derived_figure(claimed, cuts, claim.derive, clause.text)
+        problems = [_finding(claim.id, f, clause) for f in derived.findings]
+        rest = _rest_alignment(derived.rest, clause, claim.derive)
+        problems += [_finding(claim.id, f, clause) for f in rest.findings]
+        if not problems:
+            return Licence(True, (clause.text,))
+        failures.append((len(problems) + 10 * any(p.rule == RuleId.OPERAND for p in problems), tuple(problems)))
+    return Licence(False, problems=min(failures, key=lambda entry: entry[0])[1])
 
 
-def _calculation_problem(
-    claim: Claim,
-    clause: Clause,
-    plain: str,
-    tokens: Sequence[NumToken],
-    stated: NumToken,
-    window: tuple[int, int],
-    operands: Sequence[NumToken],
-    shape: str,
-) -> Problem | None:
-    absent = [operand.raw for operand in operands if not operand_covered(operand, clause.text)]
-    if absent:
-        return Problem(claim.id, "operand", f"operand {_quoted(absent)} not in the cited clause of {clause.origin}")
-    evidence = all_numbers(plain_text(clause.text))
-    try:
-        unit = result_unit(claim.derive or "", lambda value: _unit_in(evidence, value))
-    except UnitMismatch as error:
-        return Problem(claim.id, "unit", f'derive "{claim.derive}": {error}')
-    if not states_unit(stated, unit, following=_next_word(plain, stated.end)):
-        return Problem(
-            claim.id, "unit", f'figure "{stated.raw}": derive "{claim.derive}" gives {_unit_name(unit)}, not this unit'
-        )
-    label = [
-        w
-        for w, s, e in word_spans(plain)
-        if window[0] <= s and e <= window[1] and w[0].isalpha() and not any(t.start <= s < t.end for t in tokens)
+def _rest_alignment(rest: Sequence[Token], clause: Clause, derive: str) -> Alignment:
+    """The claim without its derived figure, against the clause; the clause may lose the operands the figure replaces."""
+    read = tokens(clause.text)
+    first = align(rest, read, clause.frame)
+    if first.ok:
+        return first
+    operands = {op.numeral for op in derivation_operands(derive)}
+
+    def operand(token: Token) -> bool:
+        return token.figure is not None and (token.figure.numeral in operands or token.figure.value in operands)
+
+    keep = [
+        t
+        for k, t in enumerate(read)
+        if not operand(t) and not (t.cls == "preposition" and k + 1 < len(read) and operand(read[k + 1]))
     ]
-    allowed = SHAPE_WORDS.get(shape, frozenset())  # type: ignore[call-overload]
-    moving = shape in ("difference", "percent-change")  # direction words are checked against the clause below
-    clause_terms = {canonical_word(w) for w, _, _ in word_spans(clause.text + " " + " ".join(clause.headings))}
-    stray = [
-        w
-        for w in label
-        if w not in LABEL_STOPWORDS
-        and w not in allowed
-        and not (moving and direction_of([w]))
-        and canonical_word(w) not in clause_terms
-        and w not in ("percentage", "points", "point", "percent", "bps", "basis", "times")
-    ]
-    if stray:
-        return Problem(claim.id, "label", f'figure "{stated.raw}": words {_quoted(stray)} do not name a {shape}')
-    direction = direction_of(label)
-    change = _change(operands, evidence)
-    if direction and change is not None and change != 0 and direction != {UP if change > 0 else DOWN}:
-        return Problem(claim.id, "direction", f'figure "{stated.raw}": the cited figures move the other way')
-    rest = (plain[: window[0]] + " " + plain[window[1] :]).strip()
-    if any(t.start < window[0] or t.end > window[1] for t in tokens if t is not stated):
-        numbers = number_coverage(rest, clause.text)
-        if not numbers.covered:
-            return _number_problem(claim.id, numbers, clause)
-    words = wording_support(rest, clause.text, context=clause.headings) if rest else None
-    if words is not None and not words.supported:
-        return _word_problem(claim.id, words.rule, words.tokens, clause)
-    return None
-
-
-def _result_window(plain: str, tokens: Sequence[NumToken], stated: NumToken) -> tuple[int, int]:
-    """The span that states the derived figure: from the previous figure or clause mark to the next one."""
-    before = [t.end for t in tokens if t.end <= stated.start]
-    start = max(before) if before else 0
-    for mark in (",", ";", "\u2014", " - ", ":"):
-        at = plain.rfind(mark, start, stated.start)
-        if at >= 0:
-            start = max(start, at + len(mark))
-    after = [t.start for t in tokens if t.start >= stated.end]
-    end = min(after) if after else len(plain)
-    for mark in (",", ";", "\u2014"):
-        at = plain.find(mark, stated.end, end)
-        if at >= 0:
-            end = at
-    return start, end
-
-
-def _change(operands: Sequence[NumToken], evidence: Sequence[NumToken]) -> Decimal | None:
-    """New minus old, reading the two operands in the order the clause states them (``from 21% to 14%``)."""
-    found = []
-    for operand in operands:
-        match = next((t for t in evidence if t.sign == operand.sign and operand.numeral in (t.numeral, t.value)), None)
-        if match is None:
-            return None
-        found.append(match)
-    if len(found) != 2:
-        return None
-    old, new = sorted(found, key=lambda token: token.start)
-    return new.signed - old.signed
-
-
-def _next_word(plain: str, at: int) -> str:
-    rest = plain[at:].split(maxsplit=1)
-    return rest[0].strip(".,;:").casefold() if rest else ""
-
-
-def _unit_in(evidence: Sequence[NumToken], value: Decimal) -> str | None:
-    token = next((t for t in evidence if value in (t.numeral, t.value) and t.kind not in ("date", "version")), None)
-    if token is None or token.kind == "plain":
-        return None
-    if token.kind == "percent":
-        return "%"
-    if token.kind == "points":
-        return "pp"
-    if token.kind == "multiplier":
-        return "ratio"
-    return token.unit
-
-
-def _unit_name(unit: str | None) -> str:
-    return {"pp": "percentage points", "%": "a percent", "ratio": "a ratio (x, times)", None: "a bare number"}.get(
-        unit, unit or "a bare number"
-    )
-
-
-def _arithmetic(derive: str, result: Decimal, tokens: Sequence[NumToken]) -> tuple[str, str]:
-    candidates = [t for t in tokens if t.kind not in ("date", "version", "ratio")]
-    shown = format(result.normalize(), "f") if abs(result) < Decimal(10) ** 15 else str(result)
-    for token in candidates:
-        quantum = Decimal(1).scaleb(-token.places)
-        if any(abs(result) == target for target in (token.numeral, token.value)):
-            return "sign", f'derive "{derive}" gives {shown}: the sign differs from "{token.raw}" (a fall is old - new)'
-        if any(abs(abs(result) - target) < quantum for target in (token.numeral, token.value)):
-            return "rounding", f'derive "{derive}" gives {shown}, which does not round to "{token.raw}"'
-    stated = _quoted([t.raw for t in candidates]) or "no figure"
-    return "arithmetic", f'derive "{derive}" gives {shown}, not {stated}'
+    second = align(rest, keep, clause.frame)
+    return second if second.ok else first
 
 
 def _join(
@@ -309,11 +212,6 @@ def _part(words: tuple[str, ...], at: int, parts: list[tuple[str, ...]], index: 
     return _join(words, at + len(part), parts, index + 1, relative=relative)
 
 
-def _overlap(claim_plain: str, clause: str) -> int:
-    claim = {w for w in normalise_words(claim_plain) if w not in LABEL_STOPWORDS}
-    return len(claim & set(normalise_words(clause)))
-
-
 def _number_problem(claim_id: str, coverage: NumberCoverage, clause: Clause) -> Problem:
     reason = coverage.reason or "uncovered"
     missing = coverage.missing
@@ -334,19 +232,6 @@ _NUMBER_RULES = {
     "pooled": "is pooled across clauses, not in one of",
     "derivation": "needs a [calculation] derivation; not in",
 }
-
-
-def _word_problem(
-    claim_id: str, rule: str | None, tokens: Sequence[str], clause: Clause, labels: frozenset[str] = frozenset()
-) -> Problem:
-    where = f"the cited clause of {clause.origin}" if clause.origin else "the premise it rests on"
-    if rule == "words" and labels.intersection(tokens):
-        return Problem(claim_id, "label", f"label words {_quoted(tokens)} not in {where}")
-    if rule == "words":
-        return Problem(claim_id, "words", f"words {_quoted(tokens)} not in {where}")
-    if rule == "order":
-        return Problem(claim_id, "order", f"words {_quoted(tokens)} are out of the order of {where}")
-    return Problem(claim_id, rule or "words", f"{rule} {_quoted(tokens)} differs from {where}")
 
 
 def _refuse(claim_id: str, rule: str, detail: str) -> Licence:

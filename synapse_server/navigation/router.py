@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from memdsl import Abstention, Answer, Claim
+from synapse_server.licensing.frames import frame_of
 from synapse_server.navigation.atoms import atomic_units, restatement_targets
 from synapse_server.navigation.claims import (
     CAPPING_FORMS,
@@ -193,7 +194,10 @@ def _clauses_of(citation: CitationFinding, view: View) -> list[Clause]:
     """The atomic clauses of a cited node (with their heading paths): what one claim may be licensed by."""
     assert citation.address is not None
     node = view.graph.nodes[citation.address]
-    clauses = [Clause(u.text, tuple(getattr(u, "headings", ())), citation.ref) for u in atomic_units(node.body)]
+    title = (node.title,) if node.title else ()
+    clauses = [
+        Clause(u.text, u.headings, citation.ref, frame_of((*title, *u.headings))) for u in atomic_units(node.body)
+    ]
     if node.type in CLAIM_TYPES and node.title:
         clauses.append(Clause(node.title, (), citation.ref))
     return clauses
