@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import snapshot
+from conftest import FORM_TOKEN, snapshot
 
 from adapters.cache_files import CacheLinkRefused
 from synapse_server.dashboard.history import History
@@ -21,7 +21,7 @@ SHELL_RC = b"# a file outside the workspace that must never change\nexport PATH=
 
 
 def ask(client: Any, question: str) -> Any:
-    posted = client.post("/ask", data={"question": question}, follow_redirects=False)
+    posted = client.post("/ask", data={"question": question, "form_token": FORM_TOKEN}, follow_redirects=False)
     assert posted.status_code == 303
     return client.get(posted.headers["location"] + "?wait=120")
 
