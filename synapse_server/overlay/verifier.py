@@ -54,7 +54,8 @@ BLIND_SPOTS: tuple[str, ...] = (
 _RATE_SCALE: dict[str, Decimal] = {"%": Decimal(100), "pp": Decimal(100), "bps": Decimal(10_000)}
 _TEXT_KEYED = frozenset({"date", "version", "ratio"})
 # Straight double quotes and curly double/single quotes; a straight single quote is too often an apostrophe.
-_QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u2018([^\u2019\n]+)\u2019")
+# Inside a curly quote, its opening mark ends the attempt too: an attempt then stops where the next begins (linear).
+_QUOTED = re.compile(r"\"([^\"\n]++)\"|\u201c([^\u201c\u201d\n]++)\u201d|\u2018([^\u2018\u2019\n]++)\u2019")
 _ELLIPSIS = re.compile(r"\.\.\.|\u2026|\[\.\.\.\]")
 
 
