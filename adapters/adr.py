@@ -53,7 +53,7 @@ _INVERSE = {
     "amends": "amended-by",
     "amended-by": "amends",
 }
-_NUMBERED = re.compile(r"(\d+)[-_].+")
+_NUMBERED = re.compile(r"(\d++)[-_].+")
 _TITLE_NUMBER = re.compile(r"(\d++)\.\s++")
 _BULLET = re.compile(r"[*-]\s+(status|date|deciders)\s*:\s*(.*)", re.IGNORECASE)
 _DATE_LINE = re.compile(r"date\s*:\s*(.+)", re.IGNORECASE)
