@@ -161,7 +161,7 @@ def typing_prompt(practice: Node, canon: Node, evidence: PairEvidence) -> str:
     return "\n".join(lines) + "\n"
 
 
-_FENCE = re.compile(r"^```(?:json)?\s*\n(.*)\n```$", re.DOTALL)
+_FENCE = re.compile(r"^```(?:json)?[^\S\n]*+\n(.*)\n```$", re.DOTALL)  # one way to split the fence line: linear
 _KEYS = frozenset({"relation", "confidence", "rationale"})
 
 
