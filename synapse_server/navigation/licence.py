@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import permutations
 from typing import Literal
 
 from memdsl import Claim
@@ -41,9 +42,11 @@ from synapse_server.navigation.coverage import NumberCoverage, clause_coverage, 
 from synapse_server.navigation.numbers import all_numbers
 from synapse_server.navigation.text import normalise_words, plain_text
 
-__all__ = ["Clause", "Licence", "Problem", "conjunction_kind", "license_calculation", "license_words"]
+__all__ = ["Clause", "Licence", "Problem", "conjunction", "conjunction_kind", "license_calculation", "license_words"]
 
 Joined = Literal["strict", "relative"]
+_MAX_CONJUNCTS = 5
+"""A conjunction joins at most this many premises (their orders are tried one by one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +101,7 @@ def license_words(claim: Claim, candidates: Sequence[Clause], *, verbatim_target
         problems += [
             _finding(claim.id, f, clause) for f in alignment.findings if numbers.covered or f.rule != RuleId.FIGURE
         ]
-        failures.append(((alignment.cost, -_overlap(claimed, read)), tuple(problems)))
+        failures.append(((-_overlap(claimed, read), alignment.cost), tuple(problems)))
     figures_covered = any(all(p.rule not in _NUMBER_RULES for p in problems) for _, problems in failures)
     if len(all_numbers(plain)) > 1 and not figures_covered:
         _, pooled = clause_coverage(claim.text, [c.text for c in candidates])
@@ -126,12 +129,22 @@ def _finding(claim_id: str, finding: Finding, clause: Clause) -> Problem:
 
 
 def conjunction_kind(text: str, premise_texts: Sequence[str]) -> Joined | None:
-    """Whether ``text`` is exactly its premises' texts joined in order; ``relative`` when a ``which`` joins one."""
+    """Whether ``text`` is exactly its premises' texts joined, in any order; ``relative`` when a ``which`` joins one."""
+    found = conjunction(text, premise_texts)
+    return found[0] if found is not None else None
+
+
+def conjunction(text: str, premise_texts: Sequence[str]) -> tuple[Joined, tuple[int, ...]] | None:
+    """How ``text`` joins its premises' texts, and in which order of premises (the first order that fits)."""
     words = normalise_words(text)
     parts = [normalise_words(p) for p in premise_texts]
-    if len(parts) < 2 or any(not part for part in parts):
+    if len(parts) < 2 or len(parts) > _MAX_CONJUNCTS or any(not part for part in parts):
         return None
-    return _join(words, 0, parts, 0, relative=False)
+    for order in permutations(range(len(parts))):
+        kind = _join(words, 0, [parts[i] for i in order], 0, relative=False)
+        if kind is not None:
+            return kind, order
+    return None
 
 
 def license_calculation(claim: Claim, candidates: Sequence[Clause]) -> Licence:
@@ -147,7 +160,7 @@ def license_calculation(claim: Claim, candidates: Sequence[Clause]) -> Licence:
     plain = plain_text(claim.text)
     claimed = tokens(plain)
     cuts = cuts_of(plain, claimed)
-    failures: list[tuple[int, tuple[Problem, ...]]] = []
+    failures: list[tuple[tuple[int, int], tuple[Problem, ...]]] = []
     for clause in _likeliest(claimed, candidates):
         derived = derived_figure(claimed, cuts, claim.derive, clause.text)
         problems = [_finding(claim.id, f, clause) for f in derived.findings]
@@ -155,7 +168,7 @@ def license_calculation(claim: Claim, candidates: Sequence[Clause]) -> Licence:
         problems += [_finding(claim.id, f, clause) for f in rest.findings]
         if not problems:
             return Licence(True, (clause.text,))
-        failures.append((len(problems) + 10 * any(p.rule == RuleId.OPERAND for p in problems), tuple(problems)))
+        failures.append(((-_overlap(claimed, tokens(clause.text)), len(problems)), tuple(problems)))
     return Licence(False, problems=min(failures, key=lambda entry: entry[0])[1])
 
 

@@ -13,9 +13,12 @@ abstains with the most specific reason found.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 
 from memdsl import Abstention, Answer, Claim
-from synapse_server.licensing.frames import frame_of
+from synapse_server.licensing.language import ANAPHORS
+from synapse_server.licensing.rules import RuleId
+from synapse_server.licensing.units import framed_clauses
 from synapse_server.navigation.atoms import atomic_units, restatement_targets
 from synapse_server.navigation.claims import (
     CAPPING_FORMS,
@@ -31,11 +34,11 @@ from synapse_server.navigation.licence import (
     Clause,
     Licence,
     Problem,
-    conjunction_kind,
+    conjunction,
     license_calculation,
     license_words,
 )
-from synapse_server.navigation.text import normalise_words, plain_text
+from synapse_server.navigation.text import markup_tokens, normalise_words, plain_text, plain_words
 from synapse_server.navigation.view import View
 
 CLAIM_TYPES = frozenset({"claim", "finding"})
@@ -59,11 +62,16 @@ def route(answer: Answer, view: View, version: int) -> Decision:
     unbound = [(text, cid) for text, cid in assertions if not _restates(text, findings[cid].text)]
     # A ``which``-join stands for its premises' subjects: it may conclude, but its own words are never published.
     unbound += [(text, cid) for text, cid in assertions if findings[cid].joined == "relative"]
-    answer_text = answer.prose if version == 2 else conclusion.text
-    marked_up = not _markup_free(answer_text or "") or any(not _markup_free(text) for text, _ in assertions)
+    written = answer.prose if version == 2 else conclusion.text
+    markup = markup_tokens(written or "")
+    marked_up = bool(markup)
+    answer_text = " ".join(plain_text(written).split()) if written is not None else None
+    joins = _anaphor_joins(answer, findings) if version == 2 else []
+    if joins:
+        reasons.add("low-coverage")
     if unbound or marked_up:
         reasons.add("low-coverage")
-    licensed = all(findings[cid].licensed for cid in closure) and not unbound and not marked_up
+    licensed = all(findings[cid].licensed for cid in closure) and not unbound and not marked_up and not joins
     outdated = any(findings[cid].outdated for cid in closure)
     if licensed:
         return Decision(
@@ -79,7 +87,7 @@ def route(answer: Answer, view: View, version: int) -> Decision:
             version=version,
         )
     ordered = ordered_reasons(frozenset(reasons)) or ("low-coverage",)
-    problems = _problems(closure, findings, unbound, marked_up)
+    problems = _problems(closure, findings, unbound, markup) + tuple(joins)
     return Decision(
         verdict="abstain",
         status=None,
@@ -194,10 +202,7 @@ def _clauses_of(citation: CitationFinding, view: View) -> list[Clause]:
     """The atomic clauses of a cited node (with their heading paths): what one claim may be licensed by."""
     assert citation.address is not None
     node = view.graph.nodes[citation.address]
-    title = (node.title,) if node.title else ()
-    clauses = [
-        Clause(u.text, u.headings, citation.ref, frame_of((*title, *u.headings))) for u in atomic_units(node.body)
-    ]
+    clauses = [Clause(c.text, c.headings, citation.ref, c.frame) for c in framed_clauses(node.title or "", node.body)]
     if node.type in CLAIM_TYPES and node.title:
         clauses.append(Clause(node.title, (), citation.ref))
     return clauses
@@ -235,9 +240,13 @@ def _license(
         for p in premises:
             if normalise_words(claim.text) == normalise_words(p.text):
                 return Licence(True, p.clauses, verbatim=True)
-        joined = conjunction_kind(claim.text, [p.text for p in premises])
+        joined = conjunction(claim.text, [p.text for p in premises])
         if joined is not None:
-            return Licence(True, tuple(c for p in premises for c in p.clauses), verbatim=False, joined=joined)
+            kind, order = joined
+            dangling = _dangling_anaphor([premises[i] for i in order])
+            if dangling is not None:
+                return Licence(False, problems=(Problem(claim.id, RuleId.ANAPHOR, dangling),))
+            return Licence(True, tuple(c for p in premises for c in p.clauses), verbatim=False, joined=kind)
     targets = [target for c in verified for target in _targets_of(c, view)]
     licence = license_words(claim, candidates, verbatim_targets=targets)
     if licence.verbatim and citations:
@@ -246,6 +255,19 @@ def _license(
             if restated is not None and c.address is not None:
                 return Licence(True, _clauses_within(restated, c.address, view), verbatim=True)
     return licence
+
+
+def _dangling_anaphor(conjuncts: list[ClaimFinding]) -> str | None:
+    """A conjunct opening with this/it/they… right after a conjunct grounded in other nodes binds to the wrong subject."""
+    for before, after in pairwise(conjuncts):
+        words = normalise_words(after.text)
+        if words and words[0] in ANAPHORS and not _citations(before) & _citations(after):
+            return f'premise {after.id} opens with "{words[0]}" but rests on other nodes than {before.id}; name its subject'
+    return None
+
+
+def _citations(finding: ClaimFinding) -> frozenset[str]:
+    return frozenset(c.address for c in finding.citations if c.address is not None)
 
 
 def _clauses_within(restated: str, address: str, view: View) -> tuple[str, ...]:
@@ -258,9 +280,29 @@ def _clauses_within(restated: str, address: str, view: View) -> tuple[str, ...]:
     return (restated,)
 
 
-def _markup_free(text: str) -> bool:
-    """Matching ignores Markdown and HTML, so the answer itself may carry none: the projector copies it raw."""
-    return " ".join(plain_text(text).split()) == " ".join(text.split())
+def _anaphor_joins(answer: Answer, findings: Mapping[str, ClaimFinding]) -> list[str]:
+    """Prose spans that open with an anaphor right after a span grounded in other nodes: the anaphor would bind there."""
+    lines: list[str] = []
+    ordered = sorted(answer.bindings, key=lambda b: b.start)
+    for before, after in pairwise(ordered):
+        words = plain_words(plain_text(after.text))
+        if not words or words[0] not in ANAPHORS:
+            continue
+        if not _grounds(findings[before.claim_id], findings) & _grounds(findings[after.claim_id], findings):
+            lines.append(
+                f'{after.claim_id}: {RuleId.ANAPHOR}: "{words[0]}" would bind to the subject of {before.claim_id}, '
+                "which rests on other nodes; name the subject"
+            )
+    return lines
+
+
+def _grounds(finding: ClaimFinding, findings: Mapping[str, ClaimFinding]) -> frozenset[str]:
+    """The node addresses a claim rests on, through its premises."""
+    found = {c.address for c in finding.citations if c.address is not None}
+    for premise in finding.premises:
+        if premise in findings:
+            found |= _grounds(findings[premise], findings)
+    return frozenset(found)
 
 
 def _restates(assertion: str, claim_text: str) -> bool:
@@ -286,7 +328,7 @@ def _premises_first(answer: Answer) -> list[Claim]:
 
 
 def _problems(
-    closure: frozenset[str], findings: Mapping[str, ClaimFinding], unbound: list[tuple[str, str]], marked_up: bool
+    closure: frozenset[str], findings: Mapping[str, ClaimFinding], unbound: list[tuple[str, str]], markup: tuple[str, ...]
 ) -> tuple[str, ...]:
     """Every per-claim refusal in the closure, then the prose that is not licensed: what the model can fix."""
     lines: list[str] = [line for cid in sorted(closure) for line in findings[cid].problems]
@@ -297,8 +339,12 @@ def _problems(
             )
         else:
             lines.append(f'{cid}: unbound-prose: the cited span "{_clip(text)}" is not the text of {cid}')
-    if marked_up:
-        lines.append("prose: markup: links, images and HTML are not evidence; write plain text")
+    if markup:
+        shown = ", ".join(f'"{_clip(token, 60)}"' for token in markup[:4])
+        lines.append(
+            f"prose: {RuleId.MARKUP}: drop {shown}: links, images and HTML are not evidence "
+            "(inline code and emphasis are fine)"
+        )
     return tuple(dict.fromkeys(lines))
 
 

@@ -22,7 +22,16 @@ from typing import Literal
 
 from synapse_server.navigation.numbers import NUMERAL
 
-__all__ = ["BlockKind", "PlainBlock", "markdown_blocks", "normalise_words", "plain_text", "plain_words", "word_spans"]
+__all__ = [
+    "BlockKind",
+    "PlainBlock",
+    "markdown_blocks",
+    "markup_tokens",
+    "normalise_words",
+    "plain_text",
+    "plain_words",
+    "word_spans",
+]
 
 
 BlockKind = Literal["paragraph", "heading", "item", "row", "code"]
@@ -149,6 +158,15 @@ def markdown_blocks(markdown: str) -> tuple[PlainBlock, ...]:
         current.extend(_inline(rest, base + skip))
     flush()
     return tuple(blocks)
+
+
+def markup_tokens(text: str) -> tuple[str, ...]:
+    """The links, images, autolinks, footnote marks and HTML tags of a text: formatting that is not evidence.
+
+    Inline code, emphasis and heading marks are not listed: they are plain text once their marks are gone.
+    """
+    found = [m.group(0) for pattern in (_LINK, _AUTOLINK, _FOOTNOTE, _HTML_TAG) for m in pattern.finditer(text)]
+    return tuple(dict.fromkeys(found))
 
 
 def plain_text(markdown: str) -> str:

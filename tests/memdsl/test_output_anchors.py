@@ -24,17 +24,33 @@ def failure(text: str) -> tuple[str, int, int]:
 
 
 def test_spans_may_touch_and_free_punctuation_may_sit_between_them() -> None:
-    value = parse_output(artifact("«Costs rose» — (sharply); returns fell…", "Costs rose", "sharply", "returns fell"))
+    value = parse_output(artifact("«Costs rose», (sharply); returns fell…", "Costs rose", "sharply", "returns fell"))
     assert value.answer is not None
-    assert [(b.start, b.end) for b in value.answer.bindings] == [(1, 11), (16, 23), (26, 38)]
+    assert [(b.start, b.end) for b in value.answer.bindings] == [(1, 11), (15, 22), (25, 37)]
 
 
-def test_a_connective_word_outside_every_quote_is_uncovered() -> None:
-    assert failure(artifact("Costs rose and returns fell.", "Costs rose", "returns fell.")) == (
+def test_and_or_also_may_join_two_spans() -> None:
+    value = parse_output(artifact("Costs rose, and also returns fell.", "Costs rose", "returns fell."))
+    assert value.answer is not None
+    assert [(b.start, b.end) for b in value.answer.bindings] == [(0, 10), (21, 34)]
+
+
+def test_a_connective_that_asserts_a_relation_outside_every_quote_is_uncovered() -> None:
+    assert failure(artifact("Costs rose so returns fell.", "Costs rose", "returns fell.")) == (
         "anchor.uncovered",
         6,
         21,
     )
+
+
+@pytest.mark.parametrize("mark", [":", "\u2014", "\u2013", "->", "=", "\u2192"])
+def test_a_colon_dash_arrow_or_equals_sign_between_two_spans_is_uncovered(mark: str) -> None:
+    prose = f"Gold tier {mark} members earn 2% cashback."
+    assert failure(artifact(prose, "Gold tier", "members earn 2% cashback."))[0] == "anchor.uncovered"
+
+
+def test_a_joining_word_before_the_first_span_is_uncovered() -> None:
+    assert failure(artifact("And costs rose.", "costs rose."))[0] == "anchor.uncovered"
 
 
 @pytest.mark.parametrize(

@@ -120,7 +120,7 @@ def answers(draw: st.DrawFn, version: int) -> Answer:
     prose, bindings = "", []
     for position in range(count):
         if position:
-            prose += draw(st.sampled_from([" ", "; ", ". ", " — ", ", ", " (", ") "]))
+            prose += draw(st.sampled_from([" ", "; ", ". ", " and ", ", ", " (", ") "]))
         assertion = f"#{position}# {draw(texts)}"
         bindings.append(Binding(draw(st.sampled_from(bound)), assertion, len(prose), len(prose) + len(assertion)))
         prose += assertion
