@@ -41,7 +41,7 @@ from synapse_server.navigation.calculation import (
 )
 from synapse_server.navigation.numbers import NumToken, all_numbers
 
-__all__ = ["Derived", "derived_figure"]
+__all__ = ["Derived", "derived_figure", "rounds_from"]
 
 Kind = Literal["percent-change", "points", "times", "change", "difference", "total", "percent-of"]
 _UP = frozenset(stem(w) for w in "increase rise growth gain up higher jump climb grow more".split())
@@ -163,7 +163,7 @@ def _check(
     unit_problem = _unit(kind, stated, figures, claim, index)
     if unit_problem is not None:
         found.append(unit_problem)
-    if not _rounds(expected, stated):
+    if not rounds_from(expected, stated):
         if expected != 0 and stated.value == 0:
             found.append(Finding(RuleId.ZERO, f'figure "{stated.raw}": the exact change is {_num(expected)}, not zero'))
         else:
@@ -295,7 +295,7 @@ def _unit(
     return Finding(RuleId.CALC_UNIT, f'figure "{stated.raw}" must be in {want}')
 
 
-def _rounds(expected: Decimal, stated: NumToken) -> bool:
+def rounds_from(expected: Decimal, stated: NumToken) -> bool:
     """The stated figure (magnitude included) is the exact value rounded half-up at the stated precision."""
     if stated.sign == "\u00b1":
         return False

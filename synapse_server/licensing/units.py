@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from synapse_server.licensing.frames import Frame, frame_of
-from synapse_server.navigation.atoms import Unit, atomic_units
+from synapse_server.navigation.atoms import Unit, atomic_units, sentence_units
 
 __all__ = ["FramedClause", "framed_clauses"]
 
@@ -78,7 +78,18 @@ def framed_clauses(title: str, body: str) -> tuple[FramedClause, ...]:
         found.append(FramedClause(text, tuple(context), frame_of((title, *context))))
         if unit.kind == "paragraph" and lead_in is not None:
             lead_end = unit.end
+    found.extend(_whole_sentences(title, body, units))
     return tuple(found)
+
+
+def _whole_sentences(title: str, body: str, atoms: Sequence[Unit]) -> list[FramedClause]:
+    """Sentences cut into several atoms, whole: a claim may restate all of one, never pool two."""
+    cut = {(unit.start, unit.end) for unit in atoms}
+    return [
+        FramedClause(unit.text, unit.headings, frame_of((title, *unit.headings)))
+        for unit in sentence_units(body)
+        if unit.kind == "paragraph" and (unit.start, unit.end) not in cut and not _INLINE_ITEM.search(unit.text)
+    ]
 
 
 def _ends_with_colon(body: str, unit: Unit) -> bool:

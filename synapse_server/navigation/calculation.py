@@ -21,17 +21,15 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Context, Decimal, DivisionByZero, InvalidOperation, Overflow, localcontext
+from decimal import Context, Decimal, DivisionByZero, InvalidOperation, Overflow, localcontext
 
-from synapse_server.navigation.numbers import NUMERAL, NumKind, NumToken, all_numbers
+from synapse_server.navigation.numbers import NUMERAL, NumKind, NumToken
 
 __all__ = [
     "CalculationError",
     "derivation_constants",
-    "derivation_licenses",
     "derivation_operands",
     "evaluate_derivation",
-    "rounds_to",
 ]
 
 MAX_DERIVATION_CHARS = 500
@@ -99,39 +97,6 @@ def derivation_constants(derive: str) -> tuple[Decimal, ...]:
     """The conversion constants :func:`derivation_operands` leaves out (a ``* 100``, the ``- 1`` of new / old - 1)."""
     tree, literals = _parse(derive)
     return tuple(literals[name].value for name in sorted(_exempt_literals(tree.body, literals)))
-
-
-def rounds_to(result: Decimal, stated: NumToken) -> bool:
-    """Whether ``result`` rounds half-up, at the stated figure's precision, to the figure (as written or scaled)."""
-    if stated.sign == "±" or stated.kind in ("date", "version", "ratio"):
-        return False
-    negative = stated.sign == "-"
-    candidates = [(stated.numeral, Decimal(1))]
-    if stated.numeral and stated.value != stated.numeral:
-        candidates.append((stated.value, stated.value / stated.numeral))
-    for target, scale in candidates:
-        quantum = Decimal(1).scaleb(-stated.places) * scale
-        rounded = (result / quantum).to_integral_value(rounding=ROUND_HALF_UP) * quantum
-        if rounded == (-target if negative else target):
-            return True
-    return False
-
-
-def derivation_licenses(derive: str, stated: NumToken | str) -> bool:
-    """Whether the derivation evaluates to the stated figure at its precision; an invalid derivation licenses nothing.
-
-    ``stated`` is a token or a text holding exactly one figure (``"29.2%"``).
-    """
-    if isinstance(stated, str):
-        figures = all_numbers(stated)
-        if len(figures) != 1:
-            raise ValueError(f"expected exactly one figure in {stated!r}, found {len(figures)}")
-        stated = figures[0]
-    try:
-        result = evaluate_derivation(derive)
-    except CalculationError:
-        return False
-    return rounds_to(result, stated)
 
 
 def _parse(derive: str) -> tuple[ast.Expression, dict[str, _Literal]]:

@@ -87,6 +87,10 @@ def license_words(claim: Claim, candidates: Sequence[Clause], *, verbatim_target
             return Licence(True, (target.text,), verbatim=True)
     if not candidates:
         return Licence(False, problems=(Problem(claim.id, "uncovered", "no verified clause to license it"),))
+    said = normalise_words(claim.text)
+    if any(normalise_words(label) == said for c in candidates for label in (*c.headings, *c.frame.texts)):
+        detail = "the claim is a heading or label of the cited node, which asserts nothing; state what it says"
+        return Licence(False, problems=(Problem(claim.id, RuleId.BARE_LABEL, detail),))
     plain = plain_text(claim.text)
     claimed = tokens(plain)
     cuts = cuts_of(plain, claimed)
@@ -96,14 +100,15 @@ def license_words(claim: Claim, candidates: Sequence[Clause], *, verbatim_target
         alignment = align(claimed, read, clause.frame, claim_cuts=cuts, clause_cuts=cuts_of(clause.text, read))
         if alignment.ok:
             return Licence(True, (clause.text,), verbatim=alignment.exact)
-        numbers = number_coverage(claim.text, clause.text, labels=False)
+        numbers = number_coverage(claim.text, clause.text)
         problems = [_number_problem(claim.id, numbers, clause)] if not numbers.covered else []
         problems += [
             _finding(claim.id, f, clause) for f in alignment.findings if numbers.covered or f.rule != RuleId.FIGURE
         ]
         failures.append(((-_overlap(claimed, read), alignment.cost), tuple(problems)))
-    figures_covered = any(all(p.rule not in _NUMBER_RULES for p in problems) for _, problems in failures)
-    if len(all_numbers(plain)) > 1 and not figures_covered:
+    figures = {t.key for t in all_numbers(plain)}
+    one_holds_all = any(figures <= {t.key for t in all_numbers(c.text)} for c in candidates)
+    if len(figures) > 1 and not one_holds_all:
         _, pooled = clause_coverage(claim.text, [c.text for c in candidates])
         if pooled.reason == "pooled":
             detail = f"figures {_quoted(pooled.missing)} are spread over several clauses; one claim per clause"

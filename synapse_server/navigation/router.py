@@ -212,7 +212,7 @@ def _targets_of(citation: CitationFinding, view: View) -> list[Clause]:
     """What a restatement may copy: atomic units, whole sentences, and a claim note's own claim."""
     assert citation.address is not None
     node = view.graph.nodes[citation.address]
-    targets = [Clause(u.text, (), citation.ref) for u in restatement_targets(node.body)]
+    targets = [Clause(u.text, (), citation.ref) for u in restatement_targets(node.body) if u.kind != "heading"]
     if node.type in CLAIM_TYPES and node.title:
         targets.append(Clause(node.title, (), citation.ref))
     return targets
