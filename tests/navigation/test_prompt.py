@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from engine_builders import node, world
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memdsl import Answer, parse_output
+from memdsl.output import INFERENCE_FORMS
+from synapse_server.licensing.rules import RuleId
 from synapse_server.navigation.prompt import (
     PROMPT_VERSION,
     build_prompt,
@@ -64,6 +68,19 @@ def test_the_prompt_defines_the_four_abstention_labels_and_the_clause_order() ->
     for label in ("missing-hop", "stale", "false-premise", "low-coverage"):
         assert f"{label}: " in text
     assert "Clauses in this order: cites, from, derive" in text
+
+
+def test_the_prompt_shows_the_form_as_required_and_lists_every_inference_form() -> None:
+    text = template_text()
+    assert "claim <cid> [<form>] cites" in text and "[<form>] required:" in text
+    assert all(form in text for form in INFERENCE_FORMS)
+
+
+def test_every_rule_the_prompt_names_in_parentheses_is_a_registered_rule() -> None:
+    accepted = template_text().split("ACCEPTED:", 1)[1].split("ABSTAIN:", 1)[0]
+    named = {name for group in re.findall(r"\(([a-z\s-]+)\)", accepted) for name in group.split()}
+    assert named - {"inferred"} <= {rule.value for rule in RuleId}
+    assert {"negation", "condition", "frame-polarity", "markup", "anaphor", "relation", "roles"} <= named
 
 
 def test_the_template_is_the_versioned_file() -> None:
