@@ -57,7 +57,9 @@ def test_the_adversarial_category_holds_a_hundred_hostile_replies_and_thirty_hon
     assert len(hostile) >= 100
     assert len(honest) >= 30
     assert len(hostile) + len(honest) == len(adversarial)
-    assert all(case.expect.reasons == ("low-coverage",) for case in hostile)
+    refused_by_licensing = [case for case in hostile if case.expect.parse_error is None]
+    assert all(case.expect.reasons == ("low-coverage",) for case in refused_by_licensing)
+    assert {case.expect.parse_error for case in hostile} <= {None, "anchor.uncovered"}
     assert {case.workspace for case in hostile} == {"demo", "policy"}
     families = {case.about.partition(":")[0] for case in adversarial}
     assert all(case.about.partition(":")[2].strip() for case in adversarial)
@@ -67,8 +69,10 @@ def test_the_adversarial_category_holds_a_hundred_hostile_replies_and_thirty_hon
 def test_every_adversarial_reply_parses_and_every_refusal_is_about_licensing(
     corpus: Corpus, canonical_run: Summary
 ) -> None:
-    """A hostile case that abstains for a parse error or an unrendered node is broken, not refused."""
-    outcomes = [canonical_run.outcomes[case.id] for case in corpus.cases if case.category == "adversarial"]
-    assert [o.case_id for o in outcomes if o.verdict not in ("answer", "abstain")] == []
-    assert [o.case_id for o in outcomes if o.parse_error is not None] == []
-    assert [o.case_id for o in outcomes if o.verdict == "abstain" and o.reasons != ("low-coverage",)] == []
+    """A hostile case that abstains for a parse error it does not pin, or an unrendered node, is broken, not refused."""
+    cases = [case for case in corpus.cases if case.category == "adversarial"]
+    outcomes = {case.id: canonical_run.outcomes[case.id] for case in cases}
+    assert [o.case_id for o in outcomes.values() if o.verdict not in ("answer", "abstain")] == []
+    assert [c.id for c in cases if outcomes[c.id].parse_error not in (None, c.expect.parse_error)] == []
+    licensing = [outcomes[c.id] for c in cases if c.expect.parse_error is None]
+    assert [o.case_id for o in licensing if o.verdict == "abstain" and o.reasons != ("low-coverage",)] == []
