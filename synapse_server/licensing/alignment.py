@@ -45,6 +45,9 @@ _CLAIM_RULE = {
     "condition": RuleId.CONDITION,
     "figure": RuleId.FIGURE,
 }
+_COPULAS = frozenset({"is", "are", "do", "does"})
+"""Adding a present copula (or the do of a negated frame) keeps a restatement exact: it makes a sentence of a
+bare item or cell."""
 _MAX_ROTATED = 40
 """A claim up to this many tokens may have a leading or trailing phrase moved at any token, not only at a comma."""
 _MAX_TOKENS = 160
@@ -149,11 +152,7 @@ def _figures(a: Token, b: Token) -> Match | None:
 
 def _claim_insertions(claim: Sequence[Token], clause: Sequence[Token], frame: Frame) -> list[tuple[int, str]]:
     """Per claim token: (cost of adding it, how): 0 for free words, frame runs and the frame's own polarity."""
-    clause_terms = {t.term for t in clause}
-    framed = [
-        t.cls in ("content", "direction", "quantifier") and t.term in frame.terms and t.term not in clause_terms
-        for t in claim
-    ]
+    framed = [t.cls in ("content", "direction", "quantifier") and t.term in frame.terms for t in claim]
     in_run = list(framed)
     for index, token in enumerate(claim):
         if framed[index] or not _joiner(token):
@@ -166,7 +165,7 @@ def _claim_insertions(claim: Sequence[Token], clause: Sequence[Token], frame: Fr
         if framed[index] or (in_run[index] and token.cls != "free"):
             costs.append((0, "frame"))
         elif token.cls == "free":
-            costs.append((0, "article" if token.term in ARTICLES else "free"))
+            costs.append((0, "article" if token.term in ARTICLES | _COPULAS else "free"))
         elif token.cls == "negation" and frame.negated and token.term == "not":
             costs.append((0, "frame-negation"))
         elif token.cls == "modal" and frame.requirement and token.term in FRAME_MODALS:

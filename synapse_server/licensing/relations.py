@@ -63,7 +63,11 @@ _TO = re.compile(r"^\s*(?:to|->|\u2192|=>)\s*$", re.IGNORECASE)
 _ARROW = re.compile(r"^\s*(?:->|\u2192|=>)\s*$")
 _WAS_NOW = re.compile(r"^\W*(?:and\s+)?(?:is\s+)?now\s*$", re.IGNORECASE)
 _WAS = re.compile(r"\bwas\s*$", re.IGNORECASE)
-_DOWN_FROM = re.compile(r"^\W*(?:down|up|reduced|raised|cut|lowered)\s+from\s*$", re.IGNORECASE)
+_DOWN_FROM = re.compile(
+    r"^\W*(?:down|up|reduced|raised|cut|lowered|discounted|increased|decreased|dropped|fell|rose|marked down|marked up)"
+    r"\s+from\s*$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +106,9 @@ def _phrase(claim: Sequence[Token], cuts: Sequence[int], index: int) -> tuple[in
     seg_start = max(b for b in bounds if b <= index)
     seg_end = min(b for b in bounds if b > index)
     others = [k for k in range(seg_start, seg_end) if k != index and claim[k].figure is not None]
-    if not others and seg_start > 0:
-        return seg_start, seg_end
+    earlier = {claim[k].term for k in range(seg_start)}
+    if seg_start > 0 and all(claim[k].term in earlier for k in others):
+        return seg_start, seg_end  # the segment only restates operands already said ("and 2.5% of $400 is $10")
     start = index
     while start > seg_start and claim[start - 1].cls in ("free", "preposition"):
         start -= 1

@@ -28,6 +28,7 @@ __all__ = ["FramedClause", "framed_clauses"]
 
 _ENUMERATOR = re.compile(r"^\s*+(?:\(\d{1,3}\)|\(?[a-z]\)|\d{1,3}[.)])(?=\s|$)\s*+")
 _INLINE_ITEM = re.compile(r":\s*+(?:\(\d{1,3}\)|\d{1,3}[.)])(?=\s|$)")
+_ITEM_BREAK = re.compile(r"[,;.]?\s++(?:\(\d{1,3}\)|\d{1,3}[.)])\s++")
 _ORPHAN = re.compile(r"^\s*+(?:\(\d{1,3}\)|\d{1,3}[.)])\s*+$")
 
 
@@ -72,10 +73,13 @@ def framed_clauses(title: str, body: str) -> tuple[FramedClause, ...]:
         if _ORPHAN.match(text):
             continue
         text = _ENUMERATOR.sub("", text, count=1)
-        if not text.strip():
-            continue
         context = (*unit.headings, lead_in) if lead_in and unit.kind in ("item", "paragraph") else unit.headings
-        found.append(FramedClause(text, tuple(context), frame_of((title, *context))))
+        frame = frame_of((title, *context))
+        items = _ITEM_BREAK.split(text) if lead_in and unit.kind == "paragraph" else [text]
+        for item in items:
+            item = item.strip().rstrip(",;").strip()
+            if item:
+                found.append(FramedClause(item, tuple(context), frame))
         if unit.kind == "paragraph" and lead_in is not None:
             lead_end = unit.end
     found.extend(_whole_sentences(title, body, units))

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from synapse_server.navigation.text import BlockKind, PlainBlock, markdown_blocks
 
-__all__ = ["Unit", "atomic_units", "restatement_targets", "sentence_units"]
+__all__ = ["Unit", "atomic_units", "names_a_subject", "restatement_targets", "sentence_units"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,3 +372,10 @@ def _verb(words: list[str], at: int, begin: int, stop: int) -> bool:
         after = words[at + 1]
         return after in _PREPOSITIONS or after in _DETERMINERS or after in _ADVERBS or after[0].isdigit()
     return False
+
+
+def names_a_subject(text: str) -> bool:
+    """Whether a sentence has a subject before a verb anywhere (``After costs, the spread fell`` does;
+    ``Earns 1.0% APY …``, whose subject is a note's title, does not)."""
+    words = [match.group().lower() for match in _WORDS.finditer(text)]
+    return _ClauseIndex(words).any_between(0, len(words))

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from itertools import pairwise
 
 from memdsl import Abstention, Answer, Claim
-from synapse_server.licensing.language import ANAPHORS
+from synapse_server.licensing.joins import dangling_subject
 from synapse_server.licensing.rules import RuleId
 from synapse_server.licensing.units import framed_clauses
 from synapse_server.navigation.atoms import atomic_units, restatement_targets
@@ -38,7 +38,7 @@ from synapse_server.navigation.licence import (
     license_calculation,
     license_words,
 )
-from synapse_server.navigation.text import markup_tokens, normalise_words, plain_text, plain_words
+from synapse_server.navigation.text import markup_tokens, normalise_words, plain_text
 from synapse_server.navigation.view import View
 
 CLAIM_TYPES = frozenset({"claim", "finding"})
@@ -260,9 +260,9 @@ def _license(
 def _dangling_anaphor(conjuncts: list[ClaimFinding]) -> str | None:
     """A conjunct opening with this/it/they… right after a conjunct grounded in other nodes binds to the wrong subject."""
     for before, after in pairwise(conjuncts):
-        words = normalise_words(after.text)
-        if words and words[0] in ANAPHORS and not _citations(before) & _citations(after):
-            return f'premise {after.id} opens with "{words[0]}" but rests on other nodes than {before.id}; name its subject'
+        dangling = dangling_subject(after.text)
+        if dangling is not None and not _citations(before) & _citations(after):
+            return f"premise {after.id} {dangling} but rests on other nodes than {before.id}; name its subject"
     return None
 
 
@@ -285,13 +285,13 @@ def _anaphor_joins(answer: Answer, findings: Mapping[str, ClaimFinding]) -> list
     lines: list[str] = []
     ordered = sorted(answer.bindings, key=lambda b: b.start)
     for before, after in pairwise(ordered):
-        words = plain_words(plain_text(after.text))
-        if not words or words[0] not in ANAPHORS:
+        dangling = dangling_subject(plain_text(after.text))
+        if dangling is None:
             continue
         if not _grounds(findings[before.claim_id], findings) & _grounds(findings[after.claim_id], findings):
             lines.append(
-                f'{after.claim_id}: {RuleId.ANAPHOR}: "{words[0]}" would bind to the subject of {before.claim_id}, '
-                "which rests on other nodes; name the subject"
+                f"{after.claim_id}: {RuleId.ANAPHOR}: the span {dangling}, so it would take the subject of "
+                f"{before.claim_id}, which rests on other nodes; name the subject"
             )
     return lines
 
