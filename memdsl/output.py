@@ -11,7 +11,7 @@ The rules and their error codes are documented in ``docs/memdsl-output.md``.
 
 from __future__ import annotations
 
-from memdsl._anchors import FREE_PUNCTUATION, is_bearing
+from memdsl._anchors import FREE_PUNCTUATION, GAP_WORDS, is_bearing
 from memdsl._output_parser import parse
 from memdsl._output_serializer import serialize
 from memdsl._output_values import (
@@ -30,6 +30,7 @@ __all__ = [
     "ACTION_VERBS",
     "CANONICAL_REASONS",
     "FREE_PUNCTUATION",
+    "GAP_WORDS",
     "INFERENCE_FORMS",
     "Abstention",
     "ActionCall",
