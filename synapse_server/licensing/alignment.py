@@ -165,10 +165,10 @@ def _claim_insertions(claim: Sequence[Token], clause: Sequence[Token], frame: Fr
         if framed[index] or (in_run[index] and token.cls != "free"):
             costs.append((0, "frame"))
         elif token.cls == "free":
-            costs.append((0, "article" if token.term in ARTICLES | _COPULAS else "free"))
+            costs.append((0, "article" if token.text.casefold() in ARTICLES | _COPULAS else "free"))
         elif token.cls == "negation" and frame.negated and token.term == "not":
             costs.append((0, "frame-negation"))
-        elif token.cls == "modal" and frame.requirement and token.term in FRAME_MODALS:
+        elif token.cls == "modal" and frame.requirement and token.text.casefold() in FRAME_MODALS:
             costs.append((0, "frame"))
         else:
             costs.append((1, "restricting"))
@@ -183,7 +183,7 @@ def _joiner(token: Token) -> bool:
 def _align_once(claim: Sequence[Token], clause: Sequence[Token], frame: Frame) -> Alignment:
     adds = _claim_insertions(claim, clause, frame)
     drops = [
-        (0, "article") if t.term in ARTICLES else (0, "free") if t.cls == "free" else (1, "restricting") for t in clause
+        (0, "article") if t.text.casefold() in ARTICLES else (0, "free") if t.cls == "free" else (1, "restricting") for t in clause
     ]
     n, m = len(claim), len(clause)
     inf = (10**6, 10**6)

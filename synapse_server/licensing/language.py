@@ -30,6 +30,7 @@ from synapse_server.navigation.numbers import NumToken, all_numbers
 
 __all__ = [
     "ANAPHORS",
+    "NEGATION_WORDS",
     "Token",
     "TokenClass",
     "negated_words",
@@ -162,40 +163,21 @@ DIRECTION_WORDS = frozenset(
     word for word, groups in _GROUPS.items() if groups & (DIRECTIONS["up"] | DIRECTIONS["down"])
 ) | _words("more less fewer")
 
-_SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ied", "y"), ("ed", ""), ("es", ""), ("s", ""))
 _IRREGULAR = {
-    "children": "child",
-    "people": "person",
-    "men": "man",
-    "women": "woman",
-    "data": "data",
-    "rose": "rise",
-    "risen": "rise",
-    "grew": "grow",
-    "grown": "grow",
-    "fell": "fall",
-    "fallen": "fall",
-    "chose": "choose",
-    "chosen": "choose",
-    "began": "begin",
-    "begun": "begin",
-    "shrank": "shrink",
-    "shrunk": "shrink",
-    "cut": "cut",
-    "cuts": "cut",
-    "cutting": "cut",
-    "paid": "pay",
-    "met": "meet",
-    "held": "hold",
-    "kept": "keep",
-    "made": "make",
-    "sold": "sell",
-    "bought": "buy",
-    "left": "leave",
-    "lost": "lose",
-    "won": "win",
-    "spent": "spend",
-}
+    "cut": "cut", "cuts": "cut", "cutting": "cut", "shrank": "shrink", "shrunk": "shrink",
+    "left": "leave", "data": "data", "men": "man", "women": "woman",
+    "paid": "pay", "lost": "lose", "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall",
+    "grew": "grow", "grown": "grow", "held": "hold", "made": "make", "wrote": "write", "written": "write",
+    "chose": "choose", "chosen": "choose", "took": "take", "taken": "take", "gave": "give", "given": "give",
+    "went": "go", "gone": "go", "came": "come", "saw": "see", "seen": "see", "ran": "run", "kept": "keep",
+    "met": "meet", "said": "say", "sold": "sell", "sent": "send", "spent": "spend", "told": "tell",
+    "thought": "think", "won": "win", "began": "begin", "begun": "begin", "broke": "break", "broken": "break",
+    "brought": "bring", "built": "build", "bought": "buy", "caught": "catch", "drew": "draw", "drawn": "draw",
+    "drove": "drive", "driven": "drive", "felt": "feel", "found": "find", "got": "get", "gotten": "get",
+    "knew": "know", "known": "know", "led": "lead", "meant": "mean", "shown": "show", "stood": "stand",
+    "understood": "understand", "daily": "day", "children": "child", "people": "person", "indices": "index",
+    "criteria": "criterion", "analyses": "analysis", "hypotheses": "hypothesis",
+}  # fmt: skip
 _CONTRACTIONS = {
     "cant": "can",
     "cannot": "can",
@@ -216,6 +198,8 @@ _CONTRACTIONS = {
     "mustnt": "must",
     "neednt": "need",
 }
+NEGATION_WORDS = NEGATIONS | frozenset(_CONTRACTIONS)
+"""Every negation as written, contractions included (``doesnt``): what a question's negation reads."""
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019][^\W\d_]+)*")
 _DURATION_WORDS = {"day": "d", "days": "d", "week": "wk", "weeks": "wk", "fortnight": "fortnight"}
 _DAYS = {"d": Decimal(1), "wk": Decimal(7), "fortnight": Decimal(14)}
@@ -235,23 +219,36 @@ class Token:
 
 
 def stem(word: str) -> str:
-    """The one stemmer: case, possessive and a light inflection, with the irregular verbs licensing meets."""
+    """The one stemmer: case, possessive, plural, ``-ed``/``-ing``/``-ly`` and the irregular forms.
+
+    Not a linguistic lemmatiser: ``rates`` and ``rated`` both become ``rat``.
+    What matters is that two words that differ only by inflection reduce to
+    the same stem, for the question and for licensing alike.
+    """
     word = word.casefold().replace("\u2019", "'")
     if word.endswith("'s"):
         word = word[:-2]
     word = word.replace("'", "")
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    for suffix, keep in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
-            word = word[: len(word) - len(suffix)] + keep
-            break
-    if len(word) > 4 and word.endswith("e"):
+    word = _IRREGULAR.get(word, word)
+    if not word.isalpha() or len(word) <= 2:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("sses", "shes", "ches", "xes", "zes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
         word = word[:-1]
-    if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-        word = word[:-1]  # stopped -> stopp -> stop
+    if word.endswith("ied") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("ing", "ed")):
+        cut = word[: -3 if word.endswith("ing") else -2]
+        if len(cut) >= 2 and any(vowel in cut for vowel in "aeiouy"):
+            word = cut[:-1] if len(cut) > 2 and cut[-1] == cut[-2] and cut[-1] not in "lsz" else cut
+    elif word.endswith("ly") and len(word) > 5:
+        word = word[:-2]
+    if word.endswith("e") and len(word) >= 3:
+        word = word[:-1]
     return word
-
 
 def same_meaning(a: str, b: str) -> bool:
     """Whether two stems share one sense of the closed table (never across directions)."""

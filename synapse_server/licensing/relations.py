@@ -50,7 +50,7 @@ _DOWN = frozenset(
     for w in "reduction reduce decrease drop fall discount cut down lower decline less cheaper saving save".split()
 )
 _TIMES = frozenset({stem("times"), "times", "fold", "x"})
-_POINTS = frozenset({"point", "pp", "pt", "percentage"})
+_POINTS = frozenset(stem(w) for w in ("points", "pp", "pt", "percentage"))
 _DIFFERENCE = frozenset(stem(w) for w in "difference gap spread".split())
 _TOTAL = frozenset(stem(w) for w in "total sum combined together altogether".split())
 _PARTS = re.compile(

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from synapse_server.licensing.language import NEGATION_WORDS, stem
 from synapse_server.navigation.text import normalise_words
 
 __all__ = ["Question", "Term", "analyse", "stem", "stems"]
@@ -79,10 +80,7 @@ FRAME_VERBS = _words(
     implemented build built create created replace replaced replacing switch switched move moved moving migrate
     migrated reject rejected accept accepted consider considered prefer preferred drop dropped"""
 )
-NEGATIONS = _words(
-    """not no never none nothing nobody neither nor without cannot dont doesnt didnt isnt arent wasnt werent wont
-    wouldnt shouldnt cant couldnt hasnt havent hadnt mustnt neednt"""
-)
+NEGATIONS = NEGATION_WORDS
 QUANTIFIERS = _words("only all every always never sole solely")
 CURRENT_MARKERS = _words("current currently now nowadays today latest still presently")
 PAST_MARKERS = _words("originally initially previously formerly historically earlier original initial prior")
@@ -118,35 +116,6 @@ def analyse(question: str) -> Question:
         temporal=temporal,
         quantifiers=frozenset(lowered & QUANTIFIERS),
     )
-
-
-def stem(word: str) -> str:
-    """A small deterministic English stemmer: plural, possessive, ``-ed``/``-ing``/``-ly`` and irregular forms.
-
-    Not a linguistic lemmatiser: ``rates`` and ``rated`` both become ``rat``.
-    What matters is that a question word and an evidence word that differ only
-    by inflection reduce to the same stem.
-    """
-    word = _IRREGULAR.get(word, word)
-    if not word.isalpha() or len(word) <= 2:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("sses", "shes", "ches", "xes", "zes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        word = word[:-1]
-    if word.endswith("ied") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("ing", "ed")):
-        cut = word[: -3 if word.endswith("ing") else -2]
-        if len(cut) >= 2 and any(vowel in cut for vowel in "aeiouy"):
-            word = cut[:-1] if len(cut) > 2 and cut[-1] == cut[-2] and cut[-1] not in "lsz" else cut
-    elif word.endswith("ly") and len(word) > 5:
-        word = word[:-2]
-    if word.endswith("e") and len(word) >= 3:
-        word = word[:-1]
-    return word
 
 
 def stems(text: str) -> frozenset[str]:
@@ -241,17 +210,3 @@ def _has_phrase(words: list[str], phrase: tuple[str, ...]) -> bool:
     size = len(phrase)
     return any(tuple(words[at : at + size]) == phrase for at in range(len(words) - size + 1))
 
-
-_IRREGULAR = {
-    "paid": "pay", "lost": "lose", "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall",
-    "grew": "grow", "grown": "grow", "held": "hold", "made": "make", "wrote": "write", "written": "write",
-    "chose": "choose", "chosen": "choose", "took": "take", "taken": "take", "gave": "give", "given": "give",
-    "went": "go", "gone": "go", "came": "come", "saw": "see", "seen": "see", "ran": "run", "kept": "keep",
-    "met": "meet", "said": "say", "sold": "sell", "sent": "send", "spent": "spend", "told": "tell",
-    "thought": "think", "won": "win", "began": "begin", "begun": "begin", "broke": "break", "broken": "break",
-    "brought": "bring", "built": "build", "bought": "buy", "caught": "catch", "drew": "draw", "drawn": "draw",
-    "drove": "drive", "driven": "drive", "felt": "feel", "found": "find", "got": "get", "gotten": "get",
-    "knew": "know", "known": "know", "led": "lead", "meant": "mean", "shown": "show", "stood": "stand",
-    "understood": "understand", "daily": "day", "children": "child", "people": "person", "indices": "index",
-    "criteria": "criterion", "analyses": "analysis", "hypotheses": "hypothesis",
-}  # fmt: skip
