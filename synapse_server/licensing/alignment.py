@@ -87,13 +87,23 @@ def align(
     if len(claim) > _MAX_TOKENS or len(clause) > _MAX_TOKENS:
         return Alignment((Finding(RuleId.WORDS, "the claim or its clause is too long to align; split it"),), cost=99)
     best = _align_once(claim, clause, frame)
-    if best.ok:
-        return best
+    if best.ok or not _same_tokens(claim, clause, frame):
+        return best  # a move only reorders: it cannot mend a missing or an extra word
     for moved_claim, moved_clause in _moves(claim, clause, claim_cuts, clause_cuts):
         tried = _align_once(moved_claim, moved_clause, frame)
         if tried.ok:
             return Alignment((), exact=False)
     return best
+
+
+def _same_tokens(claim: Sequence[Token], clause: Sequence[Token], frame: Frame) -> bool:
+    """Every restricting token of each side has a partner on the other, in any order: only then may a move help."""
+    adds = _claim_insertions(claim, clause, frame)
+    needed = [token for token, (cost, _) in zip(claim, adds, strict=True) if cost]
+    if not all(any(compatible(token, other) for other in clause) for token in needed):
+        return False
+    kept = [token for token in clause if token.cls != "free"]
+    return all(any(compatible(other, token) for other in claim) for token in kept)
 
 
 def cuts_of(plain: str, found: Sequence[Token]) -> tuple[int, ...]:

@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from typing import Literal
 
 from synapse_server.navigation.numbers import NumToken, all_numbers
@@ -254,28 +255,29 @@ def same_meaning(a: str, b: str) -> bool:
     """Whether two stems share one sense of the closed table (never across directions)."""
     if a == b:
         return True
-    return bool(_GROUPS.get(_group_key(a), frozenset()) & _GROUPS.get(_group_key(b), frozenset()))
+    return bool(_senses(a) & _senses(b))
 
 
-def _group_key(term: str) -> str:
-    """Table entries are written as dictionary forms; look a stem up by its dictionary form."""
-    for word in _GROUPS:
-        if stem(word) == term:
-            return word
-    return term
-
+@lru_cache(maxsize=4096)
+def _senses(term: str) -> frozenset[str]:
+    """The senses of the closed table a stem belongs to (the table is keyed by dictionary forms)."""
+    return frozenset(sense for word, groups in _GROUPS.items() if stem(word) == term for sense in groups)
 
 def direction(term: str) -> str | None:
     """``up`` or ``down`` for a direction word's stem, else None."""
-    groups = _GROUPS.get(_group_key(term), frozenset())
+    groups = _senses(term)
     for name, senses in DIRECTIONS.items():
         if groups & senses:
             return name
     return {"more": "up", "less": "down", "fewer": "down"}.get(term)
 
 
+@lru_cache(maxsize=8192)
 def tokens(plain: str) -> tuple[Token, ...]:
-    """The tokens of plain text (no Markdown), in order: figures, merged phrases, then words by class."""
+    """The tokens of plain text (no Markdown), in order: figures, merged phrases, then words by class.
+
+    Cached: a turn aligns each claim with many clauses, and the clause texts repeat across claims and turns.
+    """
     text = unicodedata.normalize("NFKC", plain)
     figures = list(all_numbers(text))
     found: list[Token] = []
@@ -308,6 +310,7 @@ def _word_tokens(words: list[tuple[str, int, int]]) -> list[Token]:
         if merged is not None:
             length, cls, term = merged
             start, end = words[index][1], words[index + length - 1][2]
+            term = stem(term) if cls == "direction" else term
             out.append(Token(" ".join(w for w, _, _ in words[index : index + length]), term, cls, start, end))  # type: ignore[arg-type]
             index += length
             continue
