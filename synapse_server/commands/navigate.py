@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from synapse_server.actions.navigate import with_summary
+from synapse_server.commands.terminal import write_vetted
 from synapse_server.config import find_workspace, load_workspace
 from synapse_server.dispatch import result_payload
 from synapse_server.errors import InvalidInput
@@ -76,5 +77,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         width = shutil.get_terminal_size((88, 24)).columns
-        sys.stdout.write(render_card(result, trace=args.trace, colour=colour, width=min(width, 100)))
+        write_vetted(render_card(result, trace=args.trace, colour=colour, width=min(width, 100)))
     return 1 if result.verdict == "failure" else 0

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
-__all__ = ["SafeWriter", "escape_controls", "terminal_safe_output"]
+__all__ = ["SafeWriter", "escape_controls", "terminal_safe_output", "write_vetted"]
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _UNSAFE_KEEP_CR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -46,6 +46,12 @@ class SafeWriter:
 
     def write(self, text: str) -> int:
         self.inner.write(escape_controls(text, keep_cr=self.keep_cr))
+        return len(text)
+
+    def write_vetted(self, text: str) -> int:
+        """Write text whose every piece of content was escaped where it was built (the navigate card, through
+        :func:`~synapse_server.present.safe_text.terminal_safe`), so its own colour codes reach the terminal."""
+        self.inner.write(text)
         return len(text)
 
     def flush(self) -> None:
@@ -81,3 +87,13 @@ def terminal_safe_output() -> Iterator[None]:
         with contextlib.suppress(ValueError, OSError):
             sys.stdout.flush()
         sys.stdout, sys.stderr = out, err
+
+
+def write_vetted(text: str) -> None:
+    """Print text built from escaped content plus its own SGR colour codes: past :class:`SafeWriter` when stdout
+    is one (the codes would be spelled out as ``\\u001b``), as it is otherwise."""
+    out = sys.stdout
+    if isinstance(out, SafeWriter):
+        out.write_vetted(text)
+    else:
+        out.write(text)
