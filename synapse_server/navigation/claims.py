@@ -32,6 +32,8 @@ class CitationFinding:
     refuted: bool = False
     contested: bool = False
     outdated: bool = False
+    why: str = ""
+    """What the failing tether check found (``quote not found verbatim in …``): names and hashes, never a body."""
 
 
 @dataclass(frozen=True, slots=True)

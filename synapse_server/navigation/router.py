@@ -112,7 +112,7 @@ def model_abstention(abstention: Abstention) -> Decision:
         reasons=(reason,),
         conclusion=None,
         outdated=False,
-        detail=f"the navigator abstained ({reason})",
+        detail=f"the navigator abstained ({reason})",  # never the model's words: they could carry an answer
         claims={},
         assertions=(),
         answer_text=None,
@@ -126,15 +126,18 @@ def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> C
     reasons: set[Reason] = set()
     problems: list[Problem] = []
     for c in citations:
-        if c.address is None or c.unresolved:
+        if c.address is None:
             reasons.add("missing-hop")
-            problems.append(Problem(claim.id, "missing-hop", f"{c.ref} is not a rendered node or its source is absent"))
+            problems.append(Problem(claim.id, "missing-hop", f"{c.ref} is not a rendered node"))
+        elif c.unresolved:
+            reasons.add("missing-hop")
+            problems.append(Problem(claim.id, "missing-hop", f"{c.address}: {c.why or 'its source is absent'}"))
         if c.stale:
             reasons.add("stale")
-            problems.append(Problem(claim.id, "stale", f"{c.ref} no longer verifies the bytes it pins"))
+            problems.append(Problem(claim.id, "stale", f"{c.address}: {c.why or 'no longer verifies the bytes it pins'}"))
         if c.refuted:
             reasons.add("false-premise")
-            problems.append(Problem(claim.id, "false-premise", f"a verifier refuted {c.ref}"))
+            problems.append(Problem(claim.id, "false-premise", f"{c.address}: {c.why or 'a verifier refuted it'}"))
     for p in premises:
         if not p.licensed:
             reasons.update(p.reasons or ("low-coverage",))
@@ -157,7 +160,8 @@ def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> C
     if not licensed and not problems:
         problems.extend(licence.problems)
     elif not licensed:
-        problems.extend(p for p in licence.problems if p not in problems)
+        # a tainted citation already says why nothing cited is verified
+        problems.extend(p for p in licence.problems if p not in problems and p.rule != "unverified")
     outdated = licensed and (any(c.outdated for c in citations if c.licensable) or any(p.outdated for p in premises))
     if reasons - {"low-coverage"}:
         licensed = False
@@ -184,6 +188,7 @@ def _cite(ref: str, view: View) -> CitationFinding:
         return CitationFinding(ref, None, None, False, unresolved=True)
     facts = view.epistemics[address]
     taints = facts.taints
+    failing = next((check.detail for check in facts.checks if check.state in ("failed", "stale", "unresolved")), "")
     licensable = facts.tether_status != "inferred" and not (taints - {"contested"})
     return CitationFinding(
         ref=ref,
@@ -195,6 +200,7 @@ def _cite(ref: str, view: View) -> CitationFinding:
         refuted="refuted" in taints,
         contested="contested" in taints,
         outdated=facts.outdated,
+        why=failing,
     )
 
 

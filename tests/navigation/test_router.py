@@ -446,3 +446,11 @@ def test_a_premise_restating_a_compound_sentence_cannot_lend_numbers_across_its_
     decision = decide(text, view)
     assert decision.claims["c1"].licensed is True
     assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
+
+
+def test_a_refuted_citation_says_which_node_and_what_its_verifier_found_without_a_redundant_line(view: View) -> None:
+    decision = decide(restate("n4", "The breakeven round-trip cost for momentum is 10 bps."), view)
+    assert decision.reasons == ("false-premise",)
+    lines = [line for line in decision.problems if line.startswith("c1: false-premise: ")]
+    assert lines and lines[0].startswith(f"c1: false-premise: {BREAKEVEN}: ")
+    assert not any(": unverified:" in line for line in decision.problems), decision.problems
