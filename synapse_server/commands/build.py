@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from synapse_server.actions.deps import WRITE_FREE_ENV, ServerSettings
+from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.config import load_workspace
 from synapse_server.errors import InvalidInput
 from synapse_server.overlay.build import MIN_CONFIDENCE, BuildReport, build_overlay, typer_model
@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
             "write the signed overlay. Exit 0 written, 2 invalid input or write-free, 1 operational failure."
         ),
     )
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    add_root(parser)
     parser.add_argument("--kind", choices=("generic", "claim"), default="generic", help="which overlay to build")
     parser.add_argument(
         "--min-confidence",
@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    workspace = load_workspace(Path(args.root))
+    workspace = load_workspace(workspace_root(args))
     write_free = ServerSettings.from_environment(workspace.root, write_free=args.write_free).write_free
     refuse_if_write_free(workspace, write_free)  # before stores or a model: a refused build does no work
     projects = None if args.projects is None else [p.strip() for p in args.projects.split(",") if p.strip()]

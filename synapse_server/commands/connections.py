@@ -8,9 +8,9 @@ Exit 0 (also when no overlay was built: the answer is then empty with drift
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
+from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.config import load_workspace
 from synapse_server.overlay.connections import ConnectionsResult, connections
 
@@ -22,14 +22,14 @@ def register(subparsers: Any) -> None:
         description="Read the overlay built by synapse build. Exit 0, or 2 for an unknown or ambiguous id.",
     )
     parser.add_argument("id", help="a memory id (deci-...), a note id, or a mem:/zk: address")
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    add_root(parser)
     parser.add_argument("--kind", choices=("generic", "claim"), default="generic", help="which overlay to read")
     parser.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    result = connections(load_workspace(Path(args.root)), args.id, args.kind)
+    result = connections(load_workspace(workspace_root(args)), args.id, args.kind)
     print(result.model_dump_json(indent=2, exclude_none=True) if args.json else _text(result))
     return 0
 

@@ -13,10 +13,10 @@ import logging
 import re
 import socket
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from synapse_server.config import find_workspace, load_workspace
+from synapse_server.commands.options import add_root, workspace_root
+from synapse_server.config import load_workspace
 from synapse_server.errors import InvalidInput
 from synapse_server.models import parse_model_spec
 
@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
         help="serve the local web dashboard (ask, history, matrix, search, chat), write-free",
         description="Serve the dashboard on 127.0.0.1; open the URL it prints (it carries the access token).",
     )
-    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    add_root(parser)
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--model", default=None, help="model spec for navigate (default: the config's)")
     parser.add_argument("--chat-model", default=None, help="model spec for the chat agent (default: navigate's)")
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     for name in ("model", "chat_model"):
         if getattr(args, name) is not None:
             parse_model_spec(getattr(args, name))
-    workspace = load_workspace(Path(args.root) if args.root is not None else find_workspace(Path.cwd()))
+    workspace = load_workspace(workspace_root(args))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, args.port))

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.actions.get import GetParams, get_node
-from synapse_server.config import find_workspace
+from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.dispatch import result_payload, validated
 
 
@@ -20,13 +19,13 @@ def register(subparsers: Any) -> None:
         description="Print a memory entry (by id, e.g. deci-e17103e8) or any node by canonical address.",
     )
     parser.add_argument("id", metavar="ID", help="a memory id or a canonical address (zk:research:<id>, ...)")
-    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    add_root(parser)
     parser.add_argument("--json", action="store_true", help="print the tool's JSON instead of text")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    root = Path(args.root) if args.root else find_workspace(Path.cwd())
+    root = workspace_root(args)
     params = validated(GetParams, {"id": args.id})
     deps = Deps(ServerSettings(root=root, prespawn=False))
     try:

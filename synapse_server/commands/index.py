@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from pathlib import Path
 from typing import Any
 
-from synapse_server.config import find_workspace, load_workspace
+from synapse_server.commands.options import add_root, workspace_root
+from synapse_server.config import load_workspace
 from synapse_server.errors import IndexUnavailable, InvalidInput
 from synapse_server.stores import index_settings
 
@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
         description="Copy the workspace's SQLite index (rows and vectors) into PostgreSQL + pgvector.",
     )
     migrate.add_argument("--to", default=None, metavar="DSN", help="target database (default: $SYNAPSE_INDEX_DSN)")
-    migrate.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    add_root(migrate)
     migrate.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     migrate.set_defaults(handler=run_migrate)
 
@@ -45,7 +45,7 @@ def run_migrate(args: argparse.Namespace) -> int:
     from adapters.index.pg_store import PgStore
     from adapters.index.settings import DSN_ENV
 
-    workspace = load_workspace(Path(args.root) if args.root else find_workspace(Path.cwd()))
+    workspace = load_workspace(workspace_root(args))
     dsn = args.to or os.environ.get(DSN_ENV, "").strip()
     if not dsn:
         raise InvalidInput(f"give the target database with --to DSN or {DSN_ENV}", parameter="to")

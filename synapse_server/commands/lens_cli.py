@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.config import Workspace, load_workspace
 from synapse_server.stores import FAMILIES, Stores, make_embedder
 
@@ -22,7 +22,7 @@ Lens = Callable[[Workspace, Stores, Any, Any], R]
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, *, projects_help: str) -> None:
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    add_root(parser)
     parser.add_argument("--projects", default=None, help=projects_help)
 
 
@@ -39,7 +39,7 @@ def run_lens(
     search: bool = False,
 ) -> int:
     """Load the workspace (memory and zk only unless the lens searches), run the lens, print JSON or text."""
-    workspace = load_workspace(Path(args.root))
+    workspace = load_workspace(workspace_root(args))
     stores = Stores.load(workspace, FAMILIES if search else ("memory", "zk"))
     result = lens(workspace, stores, make_embedder(workspace) if search else None, params)
     print(result.model_dump_json(indent=2) if args.json else text(result))

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
+from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.config import load_workspace
 from synapse_server.lint import lint_workspace
 
@@ -24,14 +24,14 @@ def register(subparsers: Any) -> None:
             "Exit 1 when there are errors, 0 otherwise, 2 for invalid input."
         ),
     )
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    add_root(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     parser.add_argument("--verbose", "-v", action="store_true", help="also show info notes (absent optional stores)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    report = lint_workspace(load_workspace(Path(args.root)))
+    report = lint_workspace(load_workspace(workspace_root(args)))
     if args.json:
         payload = report.to_dict()
         if args.verbose:

@@ -13,14 +13,14 @@ import json
 import os
 import shutil
 import sys
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from synapse_server.actions.navigate import with_summary
+from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.commands.terminal import write_vetted
-from synapse_server.config import find_workspace, load_workspace
+from synapse_server.config import load_workspace
 from synapse_server.dispatch import result_payload
 from synapse_server.errors import InvalidInput
 from synapse_server.navigation.request import NavigateRequest
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
         "Exit 0 answer/abstain, 2 invalid input, 1 operational failure.",
     )
     parser.add_argument("question", help="the question to answer")
-    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    add_root(parser)
     parser.add_argument(
         "--model", default=None, help="model spec: extractive, script:PATH, command:CMD, openai:M, anthropic:M"
     )
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         first = error.errors()[0]
         parameter = ".".join(str(p) for p in first["loc"])
         raise InvalidInput(f"{parameter}: {first['msg']}", parameter=parameter) from None
-    workspace = load_workspace(Path(args.root) if args.root is not None else find_workspace(Path.cwd()))
+    workspace = load_workspace(workspace_root(args))
     _ = workspace.cache_dir  # a folder that is not a workspace gets no cache: invalid input (exit 2), said up front
     result = navigate_turn(workspace.root, request, embedder=make_embedder(workspace))
     if args.json:

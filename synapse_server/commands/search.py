@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.actions.search import SearchParams, search
-from synapse_server.config import find_workspace
+from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.dispatch import result_payload, validated
 
 
@@ -23,7 +22,7 @@ def register(subparsers: Any) -> None:
         description="Keyword + meaning search (RRF-fused) across memory (practice) and the scoped zk projects (canon).",
     )
     parser.add_argument("query", metavar="QUERY", help="keywords or a question")
-    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    add_root(parser)
     parser.add_argument("--projects", default=None, help="comma-separated zk projects; '' = memory only")
     parser.add_argument("--limit", type=int, default=10, help="how many hits (1-100, default 10)")
     parser.add_argument("--expand", action="store_true", help="also list the hits' 1-hop overlay neighbours")
@@ -39,7 +38,7 @@ def project_list(raw: str | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = Path(args.root) if args.root else find_workspace(Path.cwd())
+    root = workspace_root(args)
     values: dict[str, Any] = {"query": args.query, "limit": args.limit, "expand": args.expand}
     if args.projects is not None:
         values["projects"] = project_list(args.projects)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synapse_server.actions.deps import WRITE_FREE_ENV, Deps, ServerSettings
+from synapse_server.commands.options import add_root
 from synapse_server.config import find_workspace, load_workspace
 from synapse_server.lint import lint_workspace
 from synapse_server.models import model_spec_origin, parse_model_spec
@@ -39,7 +40,7 @@ def register(subparsers: Any) -> None:
         help="run the MCP stdio server (one tool: synapse)",
         description="Serve the synapse tool over stdio for Claude Code, Cursor and other MCP hosts.",
     )
-    parser.add_argument("--root", default=None, help="the workspace folder (default: the nearest one above here)")
+    add_root(parser)
     parser.add_argument(
         "--write-free",
         action="store_true",
@@ -54,7 +55,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = Path(args.root) if args.root else find_workspace(Path.cwd())
+    root = Path(args.root) if args.root else find_workspace(Path.cwd())  # a server answers workspace_error per call
     workspace = load_workspace(root)
     encoder = make_embedder(workspace, check=True)  # a bad embedding_model is a config_error now, not on every search
     if args.model is not None:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.config import load_workspace
 from synapse_server.errors import SynapseError
 from synapse_server.eval.run import DEFAULT_K, DEFAULT_SAMPLE, format_report, run_eval
@@ -21,7 +22,7 @@ __all__ = ["add_arguments", "handle", "main"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", default=".", help="the workspace folder (default: the current folder)")
+    add_root(parser)
     parser.add_argument("--queries", type=Path, default=None, help="labelled query set (default: the demo set)")
     parser.add_argument("--k", type=_positive, default=DEFAULT_K, help=f"search depth (default {DEFAULT_K})")
     parser.add_argument("--kind", choices=("generic", "claim"), default="generic", help="overlay used for expansion")
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    workspace = load_workspace(Path(args.root))
+    workspace = load_workspace(workspace_root(args))
     projects = None if args.projects is None else [p for p in args.projects.split(",") if p]
     report = run_eval(
         workspace,
