@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from synapse_server.navigation.claims import ClaimFinding, Decision
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE, STATUS_ORDER, NodeEpistemics, Status, weakest
 from synapse_server.navigation.surfaces import (
+    FLAG_NAMES,
     AnswerCitation,
     AnswerSurface,
     Flags,
@@ -26,8 +27,6 @@ from synapse_server.navigation.surfaces import (
     TraceSurface,
 )
 from synapse_server.navigation.view import View
-
-FLAG_NAMES = ("stale", "unresolved", "extrapolation", "contested", "outdated")
 
 
 class IntegrityError(Exception):
@@ -178,7 +177,8 @@ def _node_flags(address: str, view: View) -> Flags:
     facts = view.epistemics[address]
     return Flags(
         stale="stale" in facts.taints,
-        unresolved="unresolved" in facts.taints or "refuted" in facts.taints,
+        unresolved="unresolved" in facts.taints,
+        refuted="refuted" in facts.taints,
         contested="contested" in facts.taints,
         outdated=facts.outdated,
     )

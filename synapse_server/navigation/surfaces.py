@@ -52,11 +52,19 @@ class AnswerSurface(_Surface):
 
 
 class Flags(_Surface):
+    """What a reader should know about a claim or a cited node: ``refuted`` when a verifier found its quote or
+    bytes false (not ``unresolved``: the node itself resolves and ``get`` shows it)."""
+
     stale: bool = False
     unresolved: bool = False
+    refuted: bool = False
     extrapolation: bool = False
     contested: bool = False
     outdated: bool = False
+
+
+FLAG_NAMES: tuple[str, ...] = tuple(Flags.model_fields)
+"""Every flag, in the order a card shows them: the one list the projector and the card read."""
 
 
 class TraceClaim(_Surface):

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from synapse_server.navigation.surfaces import Flags, TraceClaim, TraceSurface
-
-FLAG_NAMES = ("stale", "unresolved", "extrapolation", "contested", "outdated")
+from synapse_server.navigation.surfaces import FLAG_NAMES, Flags, TraceClaim, TraceSurface
 
 
 def set_flags(flags: Flags) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from engine_builders import answer, budgets, decide, node, substrate, view_of
+from engine_builders import answer, budgets, cited, decide, node, substrate, view_of, world
 
 from memdsl import parse_output
 from synapse_server.models.fake import FakeModel
@@ -266,3 +266,16 @@ def test_no_body_title_or_path_leaks_into_the_surfaces(sub: Substrate) -> None:
     public = result.answer_surface.model_dump_json() + result.trace_surface.model_dump_json()
     for leaked in ("Cost model", "Sharpe after costs", "Cost raise", "models/costs.py", "Transaction costs", "Sharpe"):
         assert leaked not in public
+
+
+def test_a_refuted_citation_is_flagged_refuted_not_unresolved() -> None:
+    breakeven = "zk:research:breakeven"
+    refuted_view = world(
+        cited(breakeven, "The breakeven round-trip cost is 10 bps.", "okafor", quote="cost is 10 bps"),
+        sources={"okafor": "The breakeven round-trip cost for the strategy is 50 bps."},
+    )
+    decision = decide(answer("claim c1 [restatement] cites n1 :: The breakeven round-trip cost is 10 bps."), refuted_view)
+    trace = trace_surface(decision, refuted_view, TELEMETRY)
+    (citation,) = trace.citations
+    assert (citation.flags.refuted, citation.flags.unresolved) == (True, False)
+    assert trace.claims[0].flags.refuted

@@ -6,7 +6,14 @@ from typing import Any
 
 from synapse_server.navigation.surfaces import NavigateResult
 
-FLAGS_OFF = {"stale": False, "unresolved": False, "extrapolation": False, "contested": False, "outdated": False}
+FLAGS_OFF = {
+    "stale": False,
+    "unresolved": False,
+    "refuted": False,
+    "extrapolation": False,
+    "contested": False,
+    "outdated": False,
+}
 MODEL = {"provider": "extractive", "id": "extractive-v1 (offline restatement navigator, not an LLM)"}
 TELEMETRY = {"hops": 1, "renavigations": 0, "parse_repairs": 0, "tokens_spent": 4901, "loop_break": ""}
 
@@ -88,7 +95,7 @@ def answer(
 def abstention(
     reasons: tuple[str, ...] = ("false-premise",), detail: str = "a verifier refuted a cited ground"
 ) -> NavigateResult:
-    unresolved = {**FLAGS_OFF, "unresolved": True}
+    refuted = {**FLAGS_OFF, "refuted": True}
     return NavigateResult.model_validate(
         {
             "verdict": "abstain",
@@ -105,7 +112,7 @@ def abstention(
                 "conclusion_claim_id": "c1",
                 "claims": [claim("c1", "The breakeven cost is 10 bps.", cites=("zk:research:breakeven",))],
                 "citations": [
-                    {"address": "zk:research:breakeven", "claim_ids": ["c1"], "status": "inferred", "flags": unresolved}
+                    {"address": "zk:research:breakeven", "claim_ids": ["c1"], "status": "inferred", "flags": refuted}
                 ],
                 "assertions": [],
                 "disclosures": [],

@@ -35,11 +35,11 @@ def test_trace_adds_the_claim_tree_with_premises_indented_under_the_conclusion()
     assert any("Telemetry  hops 1" in line for line in lines)
 
 
-def test_an_abstention_card_names_its_reasons_and_flags_the_unresolved_citation_in_the_trace() -> None:
+def test_an_abstention_card_names_its_reasons_and_flags_the_refuted_citation_in_the_trace() -> None:
     card = render_card(abstention(("stale", "low-coverage")), trace=True)
     assert card.splitlines()[0] == "ABSTAINED · stale, low-coverage"
     assert "a verifier refuted a cited ground" in card
-    assert "cites zk:research:breakeven [unresolved]" in card
+    assert "cites zk:research:breakeven [refuted]" in card
     assert "Citations" not in card
 
 

@@ -50,4 +50,4 @@ def test_an_abstention_trace_carries_the_citation_flags_on_each_cited_address() 
     trace = abstention().trace_surface
     assert trace is not None
     (root,) = claim_tree(trace)
-    assert [(c.address, c.flags) for c in root.cites] == [("zk:research:breakeven", ["unresolved"])]
+    assert [(c.address, c.flags) for c in root.cites] == [("zk:research:breakeven", ["refuted"])]
