@@ -14,6 +14,7 @@ corpus. Arguments after the subcommand go to that harness unchanged.
     perf        the performance report: every figure, baselines as ratios; writes REPORT.md and latency.png (report.py)
     parse       MemDSL parse/serialize throughput (parse_bench.py)
     text        how the engine's text functions scale with hostile input (text_bench.py)
+    licensing   what licensing by alignment costs per claim, by claim size, beside a same-process baseline (licensing_bench.py)
     pg          the PostgreSQL + pgvector index beside SQLite; --write-report updates its REPORT.md section (pg_bench.py)
 """
 
@@ -33,6 +34,7 @@ HARNESSES = {
     "perf": "dev.synapse_bench.report",
     "parse": "dev.synapse_bench.parse_bench",
     "text": "dev.synapse_bench.text_bench",
+    "licensing": "dev.synapse_bench.licensing_bench",
     "pg": "dev.synapse_bench.pg_bench",
 }
 
