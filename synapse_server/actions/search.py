@@ -75,6 +75,11 @@ class SearchOutput(ActionOutput):
     query: str
     projects: list[str] = Field(..., description="the zk projects actually searched ([] = memory only)")
     relaxed: bool = Field(..., description="the keyword channel relaxed AND to OR for at least one hit")
+    relevant: bool = Field(
+        ...,
+        description="false when no keyword matched and no hit's similarity reaches the relevance floor: the hits "
+        "are only the nearest documents, not matches",
+    )
     hits: list[SearchHit]
     expansions: list[Expansion] = Field(
         default_factory=list, description="expand=true: the hits' 1-hop overlay neighbours, each with its hit (via)"
@@ -112,7 +117,8 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
         for i, h in enumerate(found, 1)
     ]
     expansions: list[Expansion] = []
-    summary = _summary(params.query, projects, hits)
+    relevant = is_relevant(hits)
+    summary = _summary(params.query, projects, hits, relevant)
     if overlay is not None:
         state, info = overlay
         titles = {a: n.title for a, n in stores.nodes.items() if n.family in FAMILIES}
@@ -124,6 +130,7 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
         query=params.query,
         projects=projects,
         relaxed=any(h.relaxed for h in hits),
+        relevant=relevant,
         hits=hits,
         expansions=expansions,
         overlay=None if overlay is None else overlay[1],
@@ -142,12 +149,30 @@ def _check_known(requested: list[str], known: set[str]) -> None:
     refuse_unknown_projects(requested, known)
 
 
-def _summary(query: str, projects: list[str], hits: list[SearchHit]) -> str:
+RELEVANCE_FLOOR = 0.30
+"""Cosine similarity (MiniLM) below which a hit with no keyword match is only the nearest document, not a match.
+
+Measured on the demo: queries about its topics match keywords and reach 0.53-0.83; nonsense queries ("zebra
+saxophone quantum", "what is the capital of France") match no keyword and peak at 0.13-0.18."""
+
+
+def is_relevant(hits: list[SearchHit]) -> bool:
+    """Some hit matched a keyword, or one is similar enough to count as a match."""
+    return any(h.lexical_rank is not None or (h.similarity or 0.0) >= RELEVANCE_FLOOR for h in hits)
+
+
+def _summary(query: str, projects: list[str], hits: list[SearchHit], relevant: bool) -> str:
     shown = query if len(query) <= 60 else query[:57] + "..."
     scope = f"memory + zk [{', '.join(projects)}]" if projects else "memory only"
     if not hits:
         return f"no hits for {shown!r} in {scope}"
     top = hits[0]
+    if not relevant:
+        best = max((h.similarity or 0.0) for h in hits)
+        return (
+            f"no relevant match for {shown!r} in {scope} (no keyword matched; best similarity {best:.2f}, "
+            f"below {RELEVANCE_FLOOR:.2f}); nearest: {top.title} ({top.address})"
+        )
     noun = "hit" if len(hits) == 1 else "hits"
     return f"{len(hits)} {noun} for {shown!r} in {scope}; top: {top.title} ({top.address})"
 

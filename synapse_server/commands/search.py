@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from synapse_server.actions.deps import Deps, ServerSettings
-from synapse_server.actions.search import SearchParams, search
+from synapse_server.actions.search import SearchHit, SearchParams, search
 from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.dispatch import result_payload, validated
 
@@ -37,6 +37,14 @@ def project_list(raw: str | None) -> list[str] | None:
     return [name.strip() for name in raw.split(",") if name.strip()]
 
 
+def channels(hit: SearchHit) -> str:
+    """Why a hit is here: its keyword rank, its semantic rank and cosine similarity."""
+    keyword = f"keyword #{hit.lexical_rank}" if hit.lexical_rank is not None else "no keyword"
+    semantic = f"semantic #{hit.semantic_rank}" if hit.semantic_rank is not None else "no semantic"
+    similarity = f" sim {hit.similarity:.2f}" if hit.similarity is not None else ""
+    return f"[{keyword}, {semantic}{similarity}]"
+
+
 def run(args: argparse.Namespace) -> int:
     root = workspace_root(args)
     values: dict[str, Any] = {"query": args.query, "limit": args.limit, "expand": args.expand}
@@ -53,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(out.summary)
     for hit in out.hits:
-        print(f"{hit.rank:>3}. [{hit.store}/{hit.tier}] {hit.title}  ({hit.address})")
+        print(f"{hit.rank:>3}. [{hit.store}/{hit.tier}] {hit.title}  ({hit.address})  {channels(hit)}")
         print(f"     {' '.join(hit.snippet.split())}")
     for item in out.expansions:
         print(
