@@ -102,12 +102,12 @@ def build_app(config: DashboardConfig, *, embedder: TextEncoder | None = None) -
             log.exception("could not pre-spawn a navigate worker; turns will start cold")
         try:
             async with anyio.create_task_group() as group:
-                dashboard.runs.group = group
+                dashboard.runs.group = dashboard.chat.group = group
                 group.start_soon(dashboard.warm)
                 yield
                 group.cancel_scope.cancel()
         finally:
-            dashboard.runs.group = None
+            dashboard.runs.group = dashboard.chat.group = None
             await dashboard.deps.runner.aclose()
             dashboard.deps.close()
 

@@ -7,6 +7,10 @@ answers either in prose or with one ``CALL {json}`` line per step; the call
 runs through the write-free dispatcher (build is refused there), its result
 goes back to the model, and after a few steps the model must answer.
 
+A message is answered in the background (the app's task group), like an ask
+turn: the user's line shows at once, each step joins the transcript as it
+ends, and the chat page refreshes itself while the agent is busy.
+
 The trust rule lives here: a message carries a card only through ``entry_id``,
 which only this module sets, after the dispatcher ran navigate and the
 history recorded it. What the model writes - even a perfect copy of an answer
@@ -17,12 +21,14 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
+from anyio.abc import TaskGroup
 
 from synapse_server.dashboard.history import Entry, History
 from synapse_server.dashboard.runs import navigate_once
@@ -66,26 +72,58 @@ class ChatAgent:
         self.history = history
         self.cwd = cwd
         self.messages: list[Message] = []
+        self.group: TaskGroup | None = None
+        self.doing = ""
+        """What the agent is waiting for now (shown as progress while it is busy)."""
         self._model: Model | None = None
-        self._lock = anyio.Lock()
+        self._idle: anyio.Event | None = None
+        self._started = 0.0
 
     @property
     def offline(self) -> bool:
         return parse_model_spec(self.spec).provider == "extractive"
 
-    async def send(self, text: str) -> None:
-        async with self._lock:
-            self.messages.append(Message("user", text))
-            if self.refusal is not None:
-                self.messages.append(Message("tool", f"the chat model is refused: {self.refusal}"))
-                return
+    @property
+    def busy(self) -> bool:
+        return self._idle is not None and not self._idle.is_set()
+
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self._started
+
+    def start(self, text: str) -> bool:
+        """Take one message: it shows at once and is answered in the background; False while one is answered."""
+        if self.busy:
+            return False
+        if self.group is None:
+            raise RuntimeError("the dashboard's task group is not running")
+        self.messages.append(Message("user", text))
+        if self.refusal is not None:
+            self.messages.append(Message("tool", f"the chat model is refused: {self.refusal}"))
+            return True
+        self._idle, self._started = anyio.Event(), time.monotonic()
+        self.group.start_soon(self._answer, text)
+        return True
+
+    async def wait(self, seconds: float) -> None:
+        """Until the current message is answered, or ``seconds`` pass."""
+        if self._idle is not None:
+            with anyio.move_on_after(seconds):
+                await self._idle.wait()
+
+    async def _answer(self, text: str) -> None:
+        try:
             if self.offline:
                 await self._tool({"action": "navigate", "question": text})
-                return
-            await self._converse()
+            else:
+                await self._converse()
+        finally:
+            self.doing = ""
+            if self._idle is not None:
+                self._idle.set()
 
     async def _converse(self) -> None:
-        for _ in range(MAX_STEPS):
+        for step in range(1, MAX_STEPS + 1):
+            self.doing = f"waiting for the model (step {step} of {MAX_STEPS})"
             try:
                 reply = await anyio.to_thread.run_sync(self._ask, self._prompt(self.messages))
             except ModelError as error:
@@ -100,7 +138,9 @@ class ChatAgent:
 
     async def _tool(self, call: dict[str, Any]) -> None:
         """Run one call write-free; a navigate result becomes a recorded entry, anything else a result line."""
+        self.doing = f"running {str(call.get('action'))[:40]} write-free"
         if call.get("action") == "navigate" and isinstance(call.get("question"), str):
+            self.doing = "navigating in an isolated worker"
             done = await navigate_once(self.dispatcher, self.history, call["question"], "chat")
             if isinstance(done, Entry):
                 self.messages.append(Message("tool", _summary(done), entry_id=done.id))

@@ -157,18 +157,29 @@ async def note_page(request: Request) -> Response:
     return render(request, "note.html", status_code=status, address=address, payload=payload)
 
 
-async def chat_page(request: Request) -> Response:
+async def chat_page(request: Request, status_code: int = 200, error: str = "") -> Response:
+    """The transcript so far; while the agent answers, its progress too (the page refreshes itself).
+
+    ``?wait=S`` holds the response until the answer is in or S seconds pass, as on a run's page.
+    """
     chat = _dashboard(request).chat
+    wait = _float(request.query_params.get("wait"), 0.0)
+    if chat.busy and wait > 0:
+        await chat.wait(min(wait, MAX_WAIT_S))
     history = _dashboard(request).history
     entries = {e.id: e for e in await anyio.to_thread.run_sync(history.entries)}
-    return render(request, "chat.html", chat=chat, entries=entries)
+    elapsed = f"{chat.elapsed_s():.0f}"
+    return render(
+        request, "chat.html", status_code=status_code, chat=chat, entries=entries, elapsed=elapsed, error=error
+    )
 
 
 async def chat_post(request: Request) -> Response:
+    """Hand the message to the agent and show the chat at once; the reply joins it in the background."""
     form = await request.form()
     message = str(form.get("message", "")).strip()
-    if message and len(message) <= MAX_QUESTION_CHARS:
-        await _dashboard(request).chat.send(message)
+    if message and len(message) <= MAX_QUESTION_CHARS and not _dashboard(request).chat.start(message):
+        return await chat_page(request, 409, "the model is still answering the last message; send this one after it")
     return RedirectResponse("/chat", status_code=303)
 
 

@@ -213,7 +213,7 @@ def test_search_tags_every_hit_with_its_store_and_tier(demo: Path, open_dashboar
 def test_offline_chat_routes_the_message_to_navigate_and_renders_its_card(demo: Path, open_dashboard: Callable) -> None:
     with open_dashboard(demo) as client:
         client.post("/chat", data={"message": ANSWERED["question"], "form_token": FORM_TOKEN})
-        page = client.get("/chat").text
+        page = client.get("/chat?wait=120").text
     assert "offline: each message is asked as a navigate question" in page
     assert page.count('data-card="answer"') == 1
     assert ANSWERED["evidence"]["sentence"] in page
