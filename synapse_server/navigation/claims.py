@@ -53,6 +53,8 @@ class ClaimFinding:
     """Why the claim is not licensed, one line per rule broken (claim id, rule, the model's own words)."""
     joined: str | None = None
     """``strict`` or ``relative`` when the claim is a conjunction of its premises."""
+    quote: tuple[str, str] | None = None
+    """``(address, sentence)`` when the claim restates that cited sentence verbatim: the one source text a card may quote."""
 
     @property
     def cited_addresses(self) -> tuple[str, ...]:

@@ -78,6 +78,8 @@ class Licence:
     problems: tuple[Problem, ...] = ()
     verbatim: bool = False
     joined: Joined | None = None
+    quote: tuple[str, str] | None = None
+    """``(address, sentence)`` when the claim restates one sentence of one cited node verbatim."""
 
 
 def license_words(claim: Claim, candidates: Sequence[Clause], *, verbatim_targets: Sequence[Clause] = ()) -> Licence:

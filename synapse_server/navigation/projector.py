@@ -41,7 +41,7 @@ def answer_surface(decision: Decision, view: View, closure: frozenset[str]) -> A
     for cid in sorted(closure):
         for address in _relied_on(cid, decision):
             citations.setdefault(address, []).append(cid)
-    rows = [_answer_citation(address, sorted(set(ids)), view) for address, ids in sorted(citations.items())]
+    rows = [_answer_citation(address, sorted(set(ids)), view, decision) for address, ids in sorted(citations.items())]
     surface = AnswerSurface(
         text=decision.answer_text,
         conclusion_claim_id=conclusion.id,
@@ -79,6 +79,11 @@ def check_answer(surface: AnswerSurface, decision: Decision, view: View, closure
         facts = view.epistemics[row.address]
         if row.status != facts.status or row.outdated != facts.outdated:
             raise IntegrityError("a citation's status or outdated flag differs from the envelope")
+        node = view.graph.nodes[row.address]
+        if row.title != node.title or row.store != _store(row.address):
+            raise IntegrityError("a citation's title or store differs from its node")
+        if row.quotes != _quotes(row.address, row.claim_ids, decision):
+            raise IntegrityError("a citation quotes more than the sentences its claims restate verbatim")
     relied = [
         view.epistemics[r.address] for r in surface.citations if any(decision.claims[c].licensed for c in r.claim_ids)
     ]
@@ -151,9 +156,28 @@ def _relied_on(cid: str, decision: Decision) -> Iterable[str]:
         stack.extend(finding.premises)
 
 
-def _answer_citation(address: str, claim_ids: list[str], view: View) -> AnswerCitation:
+def _answer_citation(address: str, claim_ids: list[str], view: View, decision: Decision) -> AnswerCitation:
     facts = view.epistemics[address]
-    return AnswerCitation(address=address, claim_ids=claim_ids, status=facts.status, outdated=facts.outdated)
+    return AnswerCitation(
+        address=address,
+        claim_ids=claim_ids,
+        status=facts.status,
+        outdated=facts.outdated,
+        title=view.graph.nodes[address].title,
+        store=_store(address),
+        quotes=_quotes(address, claim_ids, decision),
+    )
+
+
+def _store(address: str) -> str:
+    """The address's store (``mem``, ``zk``, ``repo``, ``data``), as ``get`` names it."""
+    return address.split(":", 1)[0]
+
+
+def _quotes(address: str, claim_ids: list[str], decision: Decision) -> list[str]:
+    """The sentences of ``address`` that licensed claims restate verbatim: the only source text a card shows."""
+    found = (decision.claims[cid].quote for cid in claim_ids)
+    return list(dict.fromkeys(q[1] for q in found if q is not None and q[0] == address))
 
 
 def _ceiling(facts: list[NodeEpistemics]) -> Status:

@@ -179,6 +179,7 @@ def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> C
         clauses=licence.clauses if licensed else (),
         problems=tuple(p.line() for p in problems) if not licensed else (),
         joined=licence.joined if licensed else None,
+        quote=licence.quote if licensed else None,
     )
 
 
@@ -259,7 +260,8 @@ def _license(
         for c in verified:
             restated = restated_unit(claim.text, [t.text for t in _targets_of(c, view)])
             if restated is not None and c.address is not None:
-                return Licence(True, _clauses_within(restated, c.address, view), verbatim=True)
+                clauses = _clauses_within(restated, c.address, view)
+                return Licence(True, clauses, verbatim=True, quote=(c.address, restated))
     return licence
 
 

@@ -1,9 +1,10 @@
 """The public JSON of a navigate turn: ``answer_surface`` v1, ``trace_surface`` v1, the outer verdict.
 
 Field for field as in the grounded-navigation spec. These models are the
-dashboard's display contract: they never carry source bodies, titles, paths,
-raw model output or verifier payloads. Every model forbids extra fields so a
-projection bug cannot smuggle data out.
+dashboard's display contract: they never carry source bodies, paths, raw
+model output or verifier payloads. An answer citation carries its node's
+title and store and, for a verbatim restatement only, the sentence restated.
+Every model forbids extra fields so a projection bug cannot smuggle data out.
 """
 
 from __future__ import annotations
@@ -33,10 +34,19 @@ class _Surface(BaseModel):
 
 
 class AnswerCitation(_Surface):
+    """One relied-on node as a person reads it: its title and store beside the address ``get`` opens.
+
+    ``quotes`` holds the cited sentence of each claim that restates it verbatim, and nothing else of
+    the source; a paraphrase or a figure licensed by alignment quotes nothing.
+    """
+
     address: str
     claim_ids: list[str]
     status: Status
     outdated: bool
+    title: str = ""
+    store: str = ""
+    quotes: list[str] = []
 
 
 class AnswerSurface(_Surface):

@@ -1,7 +1,8 @@
 """``synapse navigate``'s default output: a card a person can read, built from the public result only.
 
 The card shows the verdict and status, the answer text or the abstention's
-canonical reasons, the outdated disclosure, citations by address and the model
+canonical reasons, the outdated disclosure, citations (title, store, status,
+address and, for a verbatim restatement, the sentence quoted) and the model
 that reasoned; ``trace=True`` adds the redacted claim tree from
 ``trace_surface``. Colour is used only when the caller says the stream is a
 terminal, and every string from a model or the evidence passes through
@@ -13,7 +14,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterator
 
-from synapse_server.navigation.surfaces import NavigateResult, TraceSurface
+from synapse_server.navigation.surfaces import AnswerCitation, NavigateResult, TraceSurface
 from synapse_server.present.safe_text import terminal_safe
 from synapse_server.present.trace_tree import ClaimNode, claim_tree
 
@@ -58,8 +59,7 @@ def render_card(result: NavigateResult, *, trace: bool = False, colour: bool = F
         if surface.citations:
             lines += ["", paint("Citations", "bold")]
             for n, cite in enumerate(surface.citations, 1):
-                note = f"{cite.status}{', outdated' if cite.outdated else ''}; supports {', '.join(cite.claim_ids)}"
-                lines.append(f"  [{n}] {paint(_s(cite.address), 'cyan')}  {paint(_s(note), 'dim')}")
+                lines += _citation_lines(n, cite, paint, wrap)
     else:
         lines += _wrapped(_s(result.detail), wrap)
         abstention = result.trace_surface.abstention if result.trace_surface else None
@@ -75,6 +75,19 @@ def render_card(result: NavigateResult, *, trace: bool = False, colour: bool = F
     elif result.trace_surface is not None and result.trace_surface.claims:
         lines.append(paint("(--trace shows the reasoning)", "dim"))
     return "\n".join(lines) + "\n"
+
+
+def _citation_lines(n: int, cite: AnswerCitation, paint: _Paint, wrap: int) -> list[str]:
+    """``[1] title  store · status; supports c2``, then the address ``get`` opens, then each verbatim quote."""
+    note = f"{cite.store} · " if cite.store else ""
+    note += f"{cite.status}{', outdated' if cite.outdated else ''}; supports {', '.join(cite.claim_ids)}"
+    if not cite.title:
+        return [f"  [{n}] {paint(_s(cite.address), 'cyan')}  {paint(_s(note), 'dim')}"]
+    lines = [f"  [{n}] {paint(_s(cite.title), 'bold')}  {paint(_s(note), 'dim')}"]
+    lines.append(f"      {paint(_s(cite.address), 'cyan')}")
+    for quote in cite.quotes:
+        lines += ["      " + line for line in textwrap.wrap(f"“{_s(quote)}”", wrap - 4, break_on_hyphens=False)]
+    return lines
 
 
 def trace_lines(trace: TraceSurface, paint: _Paint | None = None) -> list[str]:

@@ -73,8 +73,24 @@ def test_answer_surface_copies_status_conclusion_premises_and_grouped_citations(
         "status": "measured",
         "premise_claim_ids": ["c1", "c2"],
         "citations": [
-            {"address": COST, "claim_ids": ["c1", "c3"], "status": "grounded", "outdated": False},
-            {"address": SHARPE, "claim_ids": ["c2", "c3"], "status": "measured", "outdated": False},
+            {
+                "address": COST,
+                "claim_ids": ["c1", "c3"],
+                "status": "grounded",
+                "outdated": False,
+                "title": "Cost model",
+                "store": "mem",
+                "quotes": ["Transaction costs increased from 5 bps to 8 bps."],
+            },
+            {
+                "address": SHARPE,
+                "claim_ids": ["c2", "c3"],
+                "status": "measured",
+                "outdated": False,
+                "title": "Sharpe after costs",
+                "store": "mem",
+                "quotes": ["Sharpe decreased from 1.4 to 1.1."],
+            },
         ],
         "outdated": False,
         "disclosure": None,
@@ -260,12 +276,75 @@ def test_an_untampered_answer_projects_both_surfaces(sub: Substrate) -> None:
     assert result.trace_surface.telemetry.loop_break == ""
 
 
-def test_no_body_title_or_path_leaks_into_the_surfaces(sub: Substrate) -> None:
+def test_no_body_or_path_leaks_into_the_surfaces_and_titles_only_into_answer_citations(sub: Substrate) -> None:
     result = project(outcome_for(OUTDATED, sub), INFO)
     assert result.answer_surface is not None and result.trace_surface is not None
     public = result.answer_surface.model_dump_json() + result.trace_surface.model_dump_json()
-    for leaked in ("Cost model", "Sharpe after costs", "Cost raise", "models/costs.py", "Transaction costs", "Sharpe"):
+    for leaked in ("Cost model", "Sharpe after costs", "models/costs.py", "Transaction costs", "Sharpe"):
         assert leaked not in public
+    assert "Cost raise" not in result.trace_surface.model_dump_json()
+
+
+FIRMS = "zk:research:firms"
+FIRMS_BODY = "Revenue was $4.2M in 2025. Orders totalled 1,200 in May. The desk disagreed with the count."
+REBALANCE = "repo:demo:backtest.py"
+
+
+@pytest.fixture(scope="module")
+def quoting() -> View:
+    return world(
+        node(FIRMS, FIRMS_BODY, title="Firm figures", path="notes/firms.md"),
+        node(
+            REBALANCE, "The backtest rebalances the portfolio on the last trading day of each month.", title="Backtest"
+        ),
+    )
+
+
+def test_a_verbatim_citation_carries_its_title_store_status_and_the_source_sentence_it_restates(
+    quoting: View,
+) -> None:
+    text = answer("claim c1 [restatement] cites n1 :: Orders totalled 1200 in May.")
+    surface = answer_surface(decide(text, quoting), quoting, closure_of(text))
+    (citation,) = surface.citations
+    assert (citation.address, citation.title, citation.store, citation.status) == (
+        FIRMS,
+        "Firm figures",
+        "zk",
+        "grounded",
+    )
+    assert citation.quotes == ["Orders totalled 1,200 in May."]
+    public = surface.model_dump_json()
+    for unquoted in ("Revenue was", "The desk disagreed", "notes/firms.md"):
+        assert unquoted not in public
+
+
+def test_a_paraphrased_citation_carries_its_title_and_store_but_no_quote(quoting: View) -> None:
+    text = answer(
+        "claim c1 [restatement] cites n2 :: The backtest rebalanced the portfolio on the last trading day of each month."
+    )
+    surface = answer_surface(decide(text, quoting), quoting, closure_of(text))
+    (citation,) = surface.citations
+    assert (citation.title, citation.store, citation.status, citation.quotes) == ("Backtest", "repo", "grounded", [])
+    assert "rebalances" not in surface.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        pytest.param("title", "Another title", "title or store differs", id="title"),
+        pytest.param("store", "mem", "title or store differs", id="store"),
+        pytest.param("quotes", ["Revenue was $4.2M in 2025."], "quotes more than", id="quote-of-another-sentence"),
+    ],
+)
+def test_a_citation_whose_title_store_or_quote_differs_from_the_decision_fails_closed(
+    quoting: View, field: str, value: object, message: str
+) -> None:
+    text = answer("claim c1 [restatement] cites n1 :: Orders totalled 1200 in May.")
+    decision = decide(text, quoting)
+    surface = answer_surface(decision, quoting, closure_of(text))
+    rows = [surface.citations[0].model_copy(update={field: value})]
+    with pytest.raises(IntegrityError, match=message):
+        check_answer(surface.model_copy(update={"citations": rows}), decision, quoting, closure_of(text))
 
 
 def test_a_refuted_citation_is_flagged_refuted_not_unresolved() -> None:
@@ -274,7 +353,9 @@ def test_a_refuted_citation_is_flagged_refuted_not_unresolved() -> None:
         cited(breakeven, "The breakeven round-trip cost is 10 bps.", "okafor", quote="cost is 10 bps"),
         sources={"okafor": "The breakeven round-trip cost for the strategy is 50 bps."},
     )
-    decision = decide(answer("claim c1 [restatement] cites n1 :: The breakeven round-trip cost is 10 bps."), refuted_view)
+    decision = decide(
+        answer("claim c1 [restatement] cites n1 :: The breakeven round-trip cost is 10 bps."), refuted_view
+    )
     trace = trace_surface(decision, refuted_view, TELEMETRY)
     (citation,) = trace.citations
     assert (citation.flags.refuted, citation.flags.unresolved) == (True, False)

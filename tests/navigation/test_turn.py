@@ -15,7 +15,7 @@ from synapse_server.demo import load_questions
 from synapse_server.errors import InvalidInput
 from synapse_server.models.base import Model
 from synapse_server.models.fake import FakeModel
-from synapse_server.navigation.atoms import atomic_units
+from synapse_server.navigation.atoms import atomic_units, restatement_targets
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import NavigateResult
@@ -117,13 +117,19 @@ def test_a_scripted_model_citing_the_outdated_node_gets_the_disclosure(
     assert result.model.provider == "script"
 
 
-def test_no_body_title_or_path_of_any_node_leaks_into_the_public_surfaces(
+def test_no_body_title_or_path_leaks_into_the_public_surfaces_beyond_each_citations_title_and_verbatim_quote(
     demo: Path, embedder: Embedder, stores: Stores
 ) -> None:
     for case_id in ("volatility-target", "baseline-sharpe", "premium-before-costs", "cost-increase"):
         result = navigate(demo, embedder, CASES[case_id]["question"])
         assert result.answer_surface is not None and result.trace_surface is not None
-        public = result.answer_surface.model_dump_json() + result.trace_surface.model_dump_json()
+        for row in result.answer_surface.citations:
+            cited = stores.nodes[row.address]
+            assert row.title == cited.title
+            assert row.quotes, (case_id, row.address)  # the demo's answers restate their sources verbatim
+            assert set(row.quotes) <= {u.text for u in restatement_targets(cited.body)} | {cited.title}
+        own = {"citations": {"__all__": {"title", "quotes"}}}
+        public = result.answer_surface.model_dump_json(exclude=own) + result.trace_surface.model_dump_json()
         public = public.replace(result.answer_surface.text, "")  # the router-approved restatement itself
         for address in stores.nodes:
             public = public.replace(address, "")

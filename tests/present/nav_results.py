@@ -31,7 +31,11 @@ def claim(cid: str, text: str, *, premises: tuple[str, ...] = (), cites: tuple[s
 
 
 def answer(
-    text: str = "Sharpe fell from 1.4 to 1.1.", *, disclosure: str | None = None, **extra: Any
+    text: str = "Sharpe fell from 1.4 to 1.1.",
+    *,
+    disclosure: str | None = None,
+    citation_changes: tuple[dict[str, Any], ...] = (),
+    **extra: Any,
 ) -> NavigateResult:
     """A grounded answer: conclusion c1 built from premises c2 and c3, each citing one address."""
     claims = [
@@ -40,15 +44,28 @@ def answer(
         claim("c3", "At 8 bps the Sharpe was 1.1.", cites=("zk:research:20260505-0945-sharpe-ratio",), stale=True),
     ]
     citations = [
-        {"address": "mem:tree:expe-0a1b2c3d", "claim_ids": ["c2"], "status": "grounded", "outdated": False},
+        {
+            "address": "mem:tree:expe-0a1b2c3d",
+            "claim_ids": ["c2"],
+            "status": "grounded",
+            "outdated": False,
+            "title": "Baseline backtest",
+            "store": "mem",
+            "quotes": ["The baseline Sharpe was 1.4."],
+        },
         {
             "address": "zk:research:20260505-0945-sharpe-ratio",
             "claim_ids": ["c3"],
             "status": "grounded",
             "outdated": False,
+            "title": "Sharpe ratio after costs",
+            "store": "zk",
+            "quotes": [],
         },
     ]
     outdated = disclosure is not None
+    for row, changes in zip(citations, citation_changes, strict=False):
+        row.update(changes)
     values: dict[str, Any] = {
         "verdict": "answer",
         "status": "grounded",

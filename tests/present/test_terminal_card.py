@@ -14,9 +14,30 @@ def test_an_answer_card_shows_verdict_status_text_citations_and_model() -> None:
     card = render_card(answer())
     assert card.splitlines()[0] == "ANSWER · grounded"
     assert "Sharpe fell from 1.4 to 1.1." in card
-    assert "[1] mem:tree:expe-0a1b2c3d" in card and "[2] zk:research:20260505-0945-sharpe-ratio" in card
+    assert "[1] Baseline backtest" in card and "[2] Sharpe ratio after costs" in card
     assert "extractive · extractive-v1" in card
     assert "Reasoning" not in card and "(--trace shows the reasoning)" in card
+
+
+def test_each_citation_shows_title_store_status_address_and_only_a_verbatim_claims_quote() -> None:
+    lines = render_card(answer()).splitlines()
+    first = lines.index("  [1] Baseline backtest  mem · grounded; supports c2")
+    assert lines[first + 1 : first + 3] == ["      mem:tree:expe-0a1b2c3d", "      “The baseline Sharpe was 1.4.”"]
+    second = lines.index("  [2] Sharpe ratio after costs  zk · grounded; supports c3")
+    assert lines[second + 1] == "      zk:research:20260505-0945-sharpe-ratio"
+    assert not lines[second + 2].startswith("      “")
+
+
+def test_a_hostile_citation_title_or_quote_is_escaped_on_the_card() -> None:
+    hostile = {"title": "Costs\x1b]0;pwned\x07", "quotes": ["Sharpe\x1b[2J fell.\u202e"]}
+    card = render_card(answer(citation_changes=(hostile,)), colour=True)
+    assert "\x1b]" not in card and "\x1b[2J" not in card and "\x07" not in card and "\u202e" not in card
+    assert "Costs\\x1b]0;pwned\\x07" in card and "Sharpe\\x1b[2J fell.\\u202e" in card
+
+
+def test_a_citation_recorded_before_titles_shows_its_address() -> None:
+    card = render_card(answer(citation_changes=({"title": "", "store": "", "quotes": []},)))
+    assert "  [1] mem:tree:expe-0a1b2c3d  grounded; supports c2" in card.splitlines()
 
 
 def test_the_outdated_disclosure_is_shown_and_the_headline_says_outdated() -> None:
