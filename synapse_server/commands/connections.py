@@ -34,12 +34,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+_BASIS_SHOWN = {"judged": "judged", "cosine": "cosine only", "shared-file": "shared file only"}
+
+
 def _text(result: ConnectionsResult) -> str:
     lines = [f"{result.node} ({result.role}); {result.kind} overlay {result.drift}: {result.detail}"]
     for link in result.edges:
         other = link.canon if result.role == "practice" else link.practice
         weight = f"priority {link.priority:.2f}, " if link.priority is not None else ""
-        lines.append(f"  {link.relation:<13} {other}  ({weight}confidence {link.confidence:.2f}, {link.typer})")
+        basis = _BASIS_SHOWN[link.evidence()]
+        lines.append(f"  {link.relation:<13} {other}  ({weight}confidence {link.confidence:.2f}, {basis}, {link.typer})")
         lines.append(f"                {link.rationale}")
     if not result.edges:
         lines.append("  no edges")

@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from synapse_server.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
-from synapse_server.overlay.briefs import SynthesizeParams, SynthesizeResult, run_synthesize
+from synapse_server.overlay.briefs import SynthesizeParams, SynthesizeResult, brief_mark, run_synthesize
 from synapse_server.overlay.lens import params_from, projects_arg
 
 
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 def _text(result: SynthesizeResult) -> str:
     lines = [result.summary, f"briefs by {result.model.provider}: {result.model.id}", ""]
     for brief in result.briefs:
-        mark = "verified" if brief.verified else "FLAGGED"
+        mark = brief_mark(brief)
         strength = f", {brief.claim_strength} claim" if brief.claim_strength else ""
         lines.append(
             f"[{mark}] {brief.practice} --{brief.relation}--> {brief.canon} "

@@ -13,6 +13,11 @@ assembled deterministically from the memory entry's first sentence, the
 claim's best-matching quote and the relation; with a model it is the model's
 text. Every brief then goes through the traceability verifier and is flagged,
 never rewritten, when something in it does not trace to that material.
+
+A link whose only evidence is a shared file (basis ``shared-file``) was never
+judged, so its brief states no relation: it says the two are tied by that file
+and nothing more, and its ``verified`` covers only what it quotes
+(``verified_for: quotes``), which the CLI and the dashboard print as such.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from synapse_server.overlay.lens import (
     open_overlay,
     scope_of,
 )
-from synapse_server.overlay.model import Link, Overlay, Relation
+from synapse_server.overlay.model import Basis, Link, Overlay, Relation
 from synapse_server.overlay.verifier import BLIND_SPOTS, BriefMaterial, TraceFailure, verify_brief
 from synapse_server.stores import Stores
 
@@ -55,6 +60,7 @@ __all__ = [
     "QuoteRef",
     "SynthesizeParams",
     "SynthesizeResult",
+    "brief_mark",
     "extractive_brief",
     "high_value_cells",
     "run_synthesize",
@@ -124,6 +130,10 @@ class Brief(BaseModel):
     mode: Literal["model", "extractive"]
     quotes: list[QuoteRef] = Field(description="the retrieved quotes the brief was given")
     verified: bool
+    basis: Basis = Field("judged", description="what the link rests on: judged, cosine, or shared-file only")
+    verified_for: Literal["brief", "quotes"] = Field(
+        "brief", description="what verified covers: the whole brief, or only its quotes (a shared-file link)"
+    )
     failures: list[TraceFailure] = Field(default_factory=list, description="what did not trace; empty when verified")
 
 
@@ -186,9 +196,10 @@ def run_synthesize(
         for link in cells[: params.limit or DEFAULT_BRIEFS]
     ]
     flagged = sum(not brief.verified for brief in briefs)
+    quotes_only = sum(brief.verified and brief.verified_for == "quotes" for brief in briefs)
     drift = "" if info.drift == "fresh" else f"; overlay {info.drift}"
-    summary = f"{len(briefs)} brief(s) over {len(cells)} high-value cell(s): {len(briefs) - flagged} verified, "
-    summary += f"{flagged} flagged{drift}"
+    summary = f"{len(briefs)} brief(s) over {len(cells)} high-value cell(s): {len(briefs) - flagged - quotes_only} "
+    summary += f"verified, {quotes_only} with only their quotes verified (shared-file link), {flagged} flagged{drift}"
     return SynthesizeResult(
         summary=summary,
         overlay=info,
@@ -243,8 +254,17 @@ def write_brief(material: CellMaterial, model: Model | None) -> Brief:
         mode="extractive" if model is None else "model",
         quotes=list(material.quotes),
         verified=verdict.verified,
+        basis=link.evidence(),
+        verified_for="quotes" if link.evidence() == "shared-file" else "brief",
         failures=verdict.failures,
     )
+
+
+def brief_mark(brief: Brief) -> str:
+    """The label a reader sees: ``verified`` only for a whole brief; a shared-file brief's check covers its quotes."""
+    if not brief.verified:
+        return "FLAGGED"
+    return "verified" if brief.verified_for == "brief" else "quotes verified; link: shared file only"
 
 
 def extractive_brief(material: CellMaterial) -> str:
@@ -260,7 +280,7 @@ def extractive_brief(material: CellMaterial) -> str:
         canon = f"The {strength}canon claim {claim_title} has no retrieved verbatim quote to cite."
     else:
         canon = f'The {strength}canon claim {claim_title} asserts: "{quote.text.strip()}"'
-    return f"{practice} {canon} {_RELATION_SENTENCE[material.link.relation]}"
+    return f"{practice} {canon} {_link_sentence(material.link)}"
 
 
 def best_quote(quotes: Sequence[QuoteRef], practice: str) -> QuoteRef | None:
@@ -286,12 +306,24 @@ def _model_brief(material: CellMaterial, model: Model) -> str:
         claim.body.strip() if claim else "",
         "QUOTES (the only text you may quote):",
         *(f'- "{q.text.strip()}" ({q.source}{", " + q.locator if q.locator else ""})' for q in material.quotes),
-        f"RELATION: the practice {link.relation} the claim.",
+        (
+            f"LINK: both are tied to {', '.join(link.shared_paths) or 'the same file'} and nothing more; how they "
+            "relate was not judged, so state no relation between them."
+            if link.evidence() == "shared-file"
+            else f"RELATION: the practice {link.relation} the claim."
+        ),
     ]
     text = model.complete("\n".join(lines), system=_SYSTEM, max_tokens=BRIEF_MAX_TOKENS).text.strip()
     if not text:
         raise ModelBadResponse("the model returned an empty brief", provider=model.identity.provider)
     return text
+
+
+def _link_sentence(link: Link) -> str:
+    if link.evidence() != "shared-file":
+        return _RELATION_SENTENCE[link.relation]
+    paths = ", ".join(link.shared_paths) or "the same file"
+    return f"The two are tied only by a shared file ({paths}); how the practice relates to this claim was not judged."
 
 
 def _sentence(text: str) -> str:

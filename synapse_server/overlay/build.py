@@ -30,7 +30,7 @@ from synapse_server.overlay.candidates import NEIGHBOURS, Candidate, find_candid
 from synapse_server.overlay.model import KINDS, ClaimStrength, Link, Overlay, OverlayKind
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
 from synapse_server.overlay.store import embedding_identity, refuse_if_write_free, write_overlay
-from synapse_server.overlay.typer import Skip, Typer, make_typer
+from synapse_server.overlay.typer import Skip, TypedEdge, Typer, make_typer
 from synapse_server.stores import Stores
 
 if TYPE_CHECKING:
@@ -176,9 +176,7 @@ def type_candidates(
         if isinstance(outcome, Skip):
             skips.append(outcome.reason)
         else:
-            links.append(
-                _link(pair, canon, outcome.relation, outcome.confidence, outcome.rationale, outcome.typer, kind)
-            )
+            links.append(_link(pair, canon, outcome, kind))
         if done % step == 0 and done < len(candidates):
             notify(done, len(candidates), f"typed {done} of {len(candidates)} pairs")
     return links, skips
@@ -190,10 +188,8 @@ def priority(confidence: float, strength: str | None) -> float:
     return round(max(PRIORITY_FLOOR, confidence * weight), CONFIDENCE_DIGITS)
 
 
-def _link(
-    pair: Candidate, canon: Node, relation: str, confidence: float, rationale: str, typer: str, kind: OverlayKind
-) -> Link:
-    confidence = round(confidence, CONFIDENCE_DIGITS)
+def _link(pair: Candidate, canon: Node, outcome: TypedEdge, kind: OverlayKind) -> Link:
+    confidence = round(outcome.confidence, CONFIDENCE_DIGITS)
     extra: dict[str, object] = {}
     if kind == "claim":
         strength = _strength(canon.meta.get("claim_strength"))
@@ -202,10 +198,11 @@ def _link(
         {
             "practice": pair.practice,
             "canon": pair.canon,
-            "relation": relation,
+            "relation": outcome.relation,
             "confidence": confidence,
-            "rationale": rationale,
-            "typer": typer,
+            "rationale": outcome.rationale,
+            "typer": outcome.typer,
+            "basis": outcome.basis,
             "channels": list(pair.evidence.channels),
             "similarity": pair.evidence.similarity,
             "shared_paths": list(pair.evidence.shared_paths),

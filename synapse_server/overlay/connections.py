@@ -51,7 +51,8 @@ def connections(
     links = state.overlay.links if state.overlay is not None else []
     endpoints = {a for link in links for a in link.key()}
     address = resolve_node(node, set(loaded.nodes) | endpoints)
-    touching = [link for link in links if address in link.key()]
+    # Every edge says what it rests on, also one read from a file written before ``basis`` existed.
+    touching = [link.model_copy(update={"basis": link.evidence()}) for link in links if address in link.key()]
     touching.sort(key=lambda link: (-(link.priority or link.confidence), -link.confidence, link.key()))
     role = "practice" if address.startswith("mem:") else "canon"
     return ConnectionsResult(

@@ -40,7 +40,7 @@ from synapse_server.overlay.lens import (
     store_of,
     tier_of,
 )
-from synapse_server.overlay.model import RELATIONS, Link, Overlay, OverlayKind, Relation
+from synapse_server.overlay.model import RELATIONS, Basis, Link, Overlay, OverlayKind, Relation
 from synapse_server.stores import Stores
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ class MatrixCell(BaseModel):
     claim_strength: Literal["strong", "moderate", "weak"] | None = None
     rationale: str
     channels: list[str]
+    basis: Basis = Field(description="judged (read by a model), cosine, or shared-file (tied to the same file only)")
 
 
 class MatrixAxis(BaseModel):
@@ -234,6 +235,7 @@ def _cell(link: Link) -> MatrixCell:
         claim_strength=link.claim_strength,
         rationale=link.rationale,
         channels=list(link.channels),
+        basis=link.evidence(),
     )
 
 

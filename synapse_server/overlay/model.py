@@ -18,6 +18,10 @@ OverlayKind = Literal["generic", "claim"]
 Relation = Literal["applies", "corroborates", "contradicts", "motivated-by", "instantiates", "related"]
 RELATIONS: tuple[Relation, ...] = ("applies", "corroborates", "contradicts", "motivated-by", "instantiates", "related")
 Channel = Literal["semantic", "provenance"]
+Basis = Literal["judged", "cosine", "shared-file"]
+"""What an edge's relation rests on: ``judged`` (a model read both texts), ``cosine`` (semantic neighbours only)
+or ``shared-file`` (the only evidence is that both are tied to the same code path; nobody judged the relation)."""
+BASES: tuple[Basis, ...] = ("judged", "cosine", "shared-file")
 FILE_OF_KIND: dict[str, str] = {"generic": "links.json", "claim": "claim_links.json"}
 KINDS: tuple[OverlayKind, ...] = ("generic", "claim")
 ClaimStrength = Literal["strong", "moderate", "weak"]
@@ -45,9 +49,21 @@ class Link(_Frozen):
     claim_strength: ClaimStrength | None = None
     priority: float | None = None
     cross: bool | None = Field(default=None, description="claim overlay: the canon is a multi-source _cross claim")
+    basis: Basis | None = Field(
+        default=None, description="what the relation rests on; None in files written before the field (see evidence)"
+    )
 
     def key(self) -> tuple[str, str]:
         return (self.practice, self.canon)
+
+    def evidence(self) -> Basis:
+        """``basis``, or for an older file what its typer's rule implies (the offline typer's ``applies`` was a
+        shared path, its ``related`` a cosine; any other typer read both texts)."""
+        if self.basis is not None:
+            return self.basis
+        if not self.typer.startswith("extractive"):
+            return "judged"
+        return "shared-file" if self.relation == "applies" and self.shared_paths else "cosine"
 
 
 class Overlay(_Frozen):

@@ -8,11 +8,13 @@ guesses around.
 
 The **extractive** typer (the default, offline, deterministic) claims only what
 a rule can establish: a cosine is evidence of topical relatedness, so it
-types ``related`` with the cosine as its confidence; a shared code path is
-evidence that the practice works on what the note describes, so it types
-``applies`` with confidence ``max(cosine, 0.8)``, naming the path. It never
-types corroborates, contradicts, motivated-by or instantiates: those need a
-reading of both texts that a rule cannot do, and it never passes for an LLM.
+types ``related`` with the cosine as its confidence (basis ``cosine``); a
+shared code path is evidence that both texts are about the same file, not of
+how they relate, so it too types ``related``, with confidence
+``max(cosine, 0.8)`` and basis ``shared-file``, naming the path. It never
+types applies, corroborates, contradicts, motivated-by or instantiates: those
+need a reading of both texts that a rule cannot do, and it never passes for an
+LLM.
 
 The **LLM** typer sends one tool-free prompt per pair and accepts exactly one
 JSON object ``{"relation", "confidence", "rationale"}``. Anything else (prose,
@@ -31,7 +33,7 @@ from typing import Protocol
 from adapters.base import Node
 from synapse_server.models.base import Model
 from synapse_server.overlay.candidates import PairEvidence
-from synapse_server.overlay.model import RELATIONS, Relation
+from synapse_server.overlay.model import RELATIONS, Basis, Relation
 
 __all__ = [
     "EXTRACTIVE_TYPER",
@@ -49,7 +51,7 @@ __all__ = [
 
 EXTRACTIVE_TYPER = "extractive-v1"
 PROVENANCE_CONFIDENCE = 0.8
-"""The floor a shared code path gives an ``applies`` edge: two authors tied both texts to the same file."""
+"""The floor a shared code path gives a ``related`` edge: two authors tied both texts to the same file."""
 
 RATIONALE_CHARS = 400
 PROMPT_BODY_CHARS = 1500
@@ -63,6 +65,7 @@ class TypedEdge:
     confidence: float
     rationale: str
     typer: str
+    basis: Basis = "judged"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,23 +87,24 @@ class Typer(Protocol):
 
 
 class ExtractiveTyper:
-    """Deterministic, offline: ``related`` from a cosine, ``applies`` from a shared code path; nothing else."""
+    """Deterministic, offline: ``related`` from a cosine or from a shared code path, each saying which; nothing else."""
 
     identity = EXTRACTIVE_TYPER
 
     def type_pair(self, practice: Node, canon: Node, evidence: PairEvidence) -> TypeOutcome:
         similarity = evidence.similarity
-        # A question cannot be applied: a shared path only ties the two together, the cosine still rules.
+        # A question is tied to no file's practice: a shared path only ties the two together, the cosine still rules.
         if evidence.shared_paths and canon.type != "question":
             confidence = max(similarity or 0.0, PROVENANCE_CONFIDENCE)
             rationale = (
-                f"Shared provenance: both are about {_paths(evidence.shared_paths)} (offline rule, not an LLM reading)."
+                f"Shared file only: both are about {_paths(evidence.shared_paths)}; "
+                "how they relate was not judged (offline rule, not an LLM reading)."
             )
-            return TypedEdge("applies", confidence, rationale[:RATIONALE_CHARS], self.identity)
+            return TypedEdge("related", confidence, rationale[:RATIONALE_CHARS], self.identity, "shared-file")
         if similarity is None:
             return Skip("no cosine for the pair (not in the index) and no rule applies")
         rationale = f"Semantic neighbours (cosine {similarity:.2f}); the offline typer does not judge the relation."
-        return TypedEdge("related", max(0.0, min(1.0, similarity)), rationale, self.identity)
+        return TypedEdge("related", max(0.0, min(1.0, similarity)), rationale, self.identity, "cosine")
 
 
 class LLMTyper:

@@ -18,6 +18,7 @@ from synapse_server.overlay.briefs import (
     CellMaterial,
     QuoteRef,
     SynthesizeParams,
+    brief_mark,
     cell_material,
     extractive_brief,
     high_value_cells,
@@ -255,6 +256,58 @@ def test_the_synthesize_command_prints_each_brief_with_its_verdict(
     workspace, _ = demo
     assert cli.main(["synthesize", "--root", str(workspace.root), "--model", "extractive", "--limit", "2"]) == 0
     out = capsys.readouterr().out
-    assert out.count("[verified]") == 2 and "FLAGGED" not in out
+    # The demo's strongest cells are tied by a shared file only: their check covers the quotes, not a relation.
+    assert out.count("[quotes verified; link: shared file only]") == 2 and "FLAGGED" not in out
+    assert "[verified]" not in out
     assert "verified=true does not rule out" in out
     assert cli.main(["synthesize", "--root", str(workspace.root), "--min-confidence", "2"]) == 2
+
+
+SHARED_FILE = CellMaterial(
+    MATERIAL.link.model_copy(
+        update={"relation": "related", "basis": "shared-file", "shared_paths": ["models/costs.py"], "typer": "x"}
+    ),
+    "deci-4e291b00",
+    MEMORY,
+    CLAIM,
+    QUOTES,
+)
+
+
+def test_a_brief_over_a_shared_file_link_states_no_relation_and_is_verified_for_its_quotes_only() -> None:
+    brief = write_brief(SHARED_FILE, None)
+    assert "tied only by a shared file (models/costs.py)" in brief.text and "not judged" in brief.text
+    assert not any(word in brief.text for word in ("applies", "corroborates", "is related to"))
+    assert (brief.verified, brief.basis, brief.verified_for) == (True, "shared-file", "quotes")
+    assert brief_mark(brief) == "quotes verified; link: shared file only"
+
+
+def test_a_brief_over_a_judged_link_is_verified_as_a_whole() -> None:
+    brief = write_brief(MATERIAL, None)
+    assert (brief.basis, brief.verified_for, brief_mark(brief)) == ("judged", "brief", "verified")
+
+
+def test_a_model_brief_over_a_shared_file_link_is_told_to_state_no_relation() -> None:
+    model = FakeModel("Practice deci-4e291b00 changed costs; the two share models/costs.py.")
+    brief = write_brief(SHARED_FILE, model)
+    prompt = model.history[0].text
+    assert "state no relation" in prompt and "RELATION:" not in prompt
+    assert brief.verified_for == "quotes"
+
+
+def test_an_applies_link_from_an_older_offline_overlay_counts_as_a_shared_file_link() -> None:
+    old = Link.model_validate(
+        {
+            "practice": "mem:tree:deci-1",
+            "canon": "zk:research:x",
+            "relation": "applies",
+            "confidence": 0.8,
+            "rationale": "Shared provenance: both are about models/costs.py (offline rule, not an LLM reading).",
+            "typer": "extractive-v1",
+            "channels": ["provenance"],
+            "shared_paths": ["models/costs.py"],
+        }
+    )
+    assert old.basis is None and old.evidence() == "shared-file"
+    brief = write_brief(CellMaterial(old, "deci-1", MEMORY, CLAIM, QUOTES), None)
+    assert brief.verified_for == "quotes" and "The practice applies" not in brief.text

@@ -85,12 +85,13 @@ def test_the_report_counts_add_up(workspace: Path, embedder: Embedder) -> None:
     assert report.channels["semantic"] > 0 and report.channels["provenance"] > 0
 
 
-def test_offline_edges_are_related_by_cosine_or_applies_by_a_shared_path_and_nothing_else(demo: Path) -> None:
+def test_offline_edges_are_related_by_cosine_or_by_a_shared_file_and_say_which(demo: Path) -> None:
     overlay = _overlay(demo)
-    assert {link.relation for link in overlay.links} == {"related", "applies"}
+    assert {link.relation for link in overlay.links} == {"related"}
+    assert {link.basis for link in overlay.links} == {"cosine", "shared-file"}
     for link in overlay.links:
-        assert link.typer == "extractive-v1"
-        if link.relation == "related":
+        assert link.typer == "extractive-v1" and link.evidence() == link.basis
+        if link.basis == "cosine":
             assert "semantic" in link.channels and link.confidence == link.similarity
         else:
             assert "provenance" in link.channels and link.shared_paths
@@ -108,7 +109,7 @@ def test_every_kept_edge_passed_the_confidence_gate(demo: Path, workspace: Path,
 def test_shared_provenance_pairs_a_decision_with_the_notes_about_its_pinned_file(demo: Path) -> None:
     links = {link.key(): link for link in _overlay(demo).links}
     link = links[(DECISION, CLAIM)]
-    assert (link.relation, link.shared_paths) == ("applies", ["models/costs.py"])
+    assert (link.relation, link.basis, link.shared_paths) == ("related", "shared-file", ["models/costs.py"])
     assert "provenance" in link.channels and link.similarity is not None
 
 
@@ -212,7 +213,7 @@ def test_the_cli_refuses_a_write_free_build_with_exit_2_and_writes_nothing(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shutil.rmtree(workspace / ".synapse" / "links")
-    assert main(["build", "--root", str(workspace), "--kind", "claim", "--write-free"]) == 2
+    assert main(["build", "--root", str(workspace), "--kind", "claim", "--write-free", "--json"]) == 2
     assert json.loads(capsys.readouterr().err)["error"]["kind"] == "write_refused"
     assert not (workspace / ".synapse" / "links").exists()
 

@@ -139,6 +139,20 @@ def test_the_cli_text_names_each_edge_and_an_unknown_id_exits_2(demo: Path, caps
     assert main(["connections", CLAIM_ID, "--root", str(demo)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{CLAIM} (canon); generic overlay fresh")
-    assert DECISION in out and "applies" in out
-    assert main(["connections", "deci-00000000", "--root", str(demo)]) == 2
+    assert DECISION in out and "shared file only" in out and "applies" not in out
+    assert main(["connections", "deci-00000000", "--root", str(demo), "--json"]) == 2
     assert json.loads(capsys.readouterr().err)["error"]["kind"] == "not_found"
+
+
+def test_an_overlay_written_before_the_basis_field_is_read_and_its_shared_file_edges_say_so(workspace: Path) -> None:
+    path = overlay_path(load_workspace(workspace), "generic")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for link in data["links"]:  # the older shape: no basis, and the offline typer's shared path typed 'applies'
+        if link.pop("basis") == "shared-file":
+            link["relation"] = "applies"
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    result = connections(load_workspace(workspace), "deci-e17103e8")
+    assert result.drift == "fresh"
+    shared = [link for link in result.edges if link.shared_paths and link.relation == "applies"]
+    assert shared and all(link.basis == "shared-file" for link in shared)
+    assert all(link.basis == "cosine" for link in result.edges if link.relation == "related")

@@ -51,29 +51,42 @@ def _reply(
     return json.dumps({"relation": relation, "confidence": confidence, "rationale": rationale})
 
 
-def test_the_offline_typer_types_shared_provenance_as_applies_naming_the_path(nodes: dict[str, Node]) -> None:
+def test_the_offline_typer_types_a_shared_file_as_related_on_a_shared_file_basis_naming_the_path(
+    nodes: dict[str, Node],
+) -> None:
     edge = ExtractiveTyper().type_pair(nodes[DECISION], nodes[CLAIM], SHARED)
     assert isinstance(edge, TypedEdge)
-    assert (edge.relation, edge.confidence, edge.typer) == ("applies", 0.8, EXTRACTIVE_TYPER)
+    assert (edge.relation, edge.confidence, edge.typer, edge.basis) == ("related", 0.8, EXTRACTIVE_TYPER, "shared-file")
+    assert edge.rationale.startswith("Shared file only:") and "not judged" in edge.rationale
     assert "models/costs.py" in edge.rationale and "not an LLM" in edge.rationale
+
+
+def test_the_offline_typer_never_types_applies(nodes: dict[str, Node]) -> None:
+    outcomes = [
+        ExtractiveTyper().type_pair(nodes[practice], nodes[canon], evidence)
+        for practice in (DECISION,)
+        for canon in (CLAIM, QUESTION, SCALING)
+        for evidence in (SEMANTIC, SHARED)
+    ]
+    assert {o.relation for o in outcomes if isinstance(o, TypedEdge)} == {"related"}
 
 
 def test_shared_provenance_keeps_a_higher_cosine_as_the_confidence(nodes: dict[str, Node]) -> None:
     evidence = PairEvidence(("semantic", "provenance"), 0.93, ("models/costs.py",))
     edge = ExtractiveTyper().type_pair(nodes[DECISION], nodes[CLAIM], evidence)
-    assert isinstance(edge, TypedEdge) and (edge.relation, edge.confidence) == ("applies", 0.93)
+    assert isinstance(edge, TypedEdge) and (edge.relation, edge.confidence, edge.basis) == ("related", 0.93, "shared-file")
 
 
 def test_the_offline_typer_types_a_semantic_pair_as_related_with_its_cosine(nodes: dict[str, Node]) -> None:
     edge = ExtractiveTyper().type_pair(nodes[DECISION], nodes[SCALING], SEMANTIC)
     assert isinstance(edge, TypedEdge)
-    assert (edge.relation, edge.confidence, edge.typer) == ("related", 0.6123, EXTRACTIVE_TYPER)
+    assert (edge.relation, edge.confidence, edge.typer, edge.basis) == ("related", 0.6123, EXTRACTIVE_TYPER, "cosine")
     assert "cosine 0.61" in edge.rationale
 
 
-def test_a_shared_path_never_makes_the_practice_apply_a_question(nodes: dict[str, Node]) -> None:
+def test_a_shared_path_never_ties_the_practice_to_a_question(nodes: dict[str, Node]) -> None:
     edge = ExtractiveTyper().type_pair(nodes[DECISION], nodes[QUESTION], SHARED)
-    assert isinstance(edge, TypedEdge) and (edge.relation, edge.confidence) == ("related", 0.41)
+    assert isinstance(edge, TypedEdge) and (edge.relation, edge.confidence, edge.basis) == ("related", 0.41, "cosine")
 
 
 def test_the_offline_typer_skips_a_pair_it_has_nothing_to_say_about(nodes: dict[str, Node]) -> None:

@@ -260,7 +260,8 @@ async def test_synthesize_briefs_all_verify_under_extractive_and_cite_their_memo
     for brief in body["briefs"]:
         assert brief["verified"] is True and brief["failures"] == []
         assert brief["memory_id"] in brief["text"] and brief["practice"].startswith("mem:tree:")
-    assert body["summary"].endswith(f"{len(body['briefs'])} verified, 0 flagged")
+    quotes_only = sum(brief["verified_for"] == "quotes" for brief in body["briefs"])
+    assert body["summary"].endswith(f"{quotes_only} with only their quotes verified (shared-file link), 0 flagged")
     assert len(body["blind_spots"]) == 3
 
 
