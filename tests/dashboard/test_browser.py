@@ -166,7 +166,7 @@ def test_ask_show_reasoning_matrix_search_and_chat_in_chromium(
             page.goto(dashboard_url.split("?")[0] + "chat")
             page.fill("#message", "What Sharpe ratio did the baseline backtest at 5 bps reach?")
             page.click("button[type=submit]")
-            page.wait_for_selector(".msg-tool [data-card]", timeout=WAIT_MS)
+            page.wait_for_selector(".msg-card [data-card]", timeout=WAIT_MS)
             snap(page, "chat")
 
             page.goto(dashboard_url.split("?")[0] + "history")
