@@ -13,6 +13,8 @@ class SynapseError(Exception):
 
     kind = "error"
     exit_code = 1
+    hint = ""
+    """What a person can try next, shown after the message by the CLI (never in the public JSON)."""
 
     def __init__(self, message: str, **detail: object) -> None:
         super().__init__(message)
@@ -31,6 +33,7 @@ class ConfigError(InvalidInput):
     """``.synapse/config.yaml`` is unreadable or invalid; names the key and file."""
 
     kind = "config_error"
+    hint = "fix the named key in .synapse/config.yaml"
 
 
 class WorkspaceError(InvalidInput):
@@ -49,6 +52,7 @@ class NotFound(InvalidInput):
     """An id or address that resolves to nothing."""
 
     kind = "not_found"
+    hint = "`synapse search QUERY` lists the ids that exist"
 
 
 class WriteRefused(SynapseError):
@@ -56,12 +60,14 @@ class WriteRefused(SynapseError):
 
     kind = "write_refused"
     exit_code = 2
+    hint = "--write-free, SYNAPSE_WRITE_FREE=1 or write_free: true in the config made this run write-free"
 
 
 class IndexUnavailable(SynapseError):
     """The shared index database cannot be reached or refused an operation; the message never holds the DSN."""
 
     kind = "index_unavailable"
+    hint = "check that the index database is running and reachable"
 
 
 def typed(exc: BaseException) -> SynapseError | None:

@@ -77,7 +77,7 @@ def test_cli_init_exits_0_then_2_with_a_structured_error_for_an_existing_workspa
     target = str(tmp_path / "ws")
     assert main(["init", target]) == 0
     capsys.readouterr()
-    assert main(["init", target]) == 2
+    assert main(["init", target, "--json"]) == 2
     error = json.loads(capsys.readouterr().err)["error"]
     assert error["kind"] == "workspace_error"
     assert str(tmp_path) not in error["message"]

@@ -252,8 +252,8 @@ def test_lint_exits_0_when_only_warnings_remain(tmp_path: Path, capsys: pytest.C
 def test_lint_exits_2_for_a_missing_root_or_an_invalid_config(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["lint", "--root", str(tmp_path / "absent")]) == 2
+    assert main(["lint", "--root", str(tmp_path / "absent"), "--json"]) == 2
     assert json.loads(capsys.readouterr().err)["error"]["kind"] == "workspace_error"
     _write(tmp_path, CONFIG, "projects: research\n")
-    assert main(["lint", "--root", str(tmp_path)]) == 2
+    assert main(["lint", "--root", str(tmp_path), "--json"]) == 2
     assert json.loads(capsys.readouterr().err)["error"]["kind"] == "config_error"

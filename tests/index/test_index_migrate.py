@@ -83,9 +83,9 @@ def test_migrate_copies_the_index_without_an_encoder_and_a_second_clone_embeds_n
 
 def test_migrate_without_a_target_or_an_index_is_invalid_input(tmp_path: Path, postgres_dsn: str) -> None:
     root = make_demo(tmp_path / "demo")
-    no_target = _cli("-m", "synapse_server", "index", "migrate", "--root", str(root), dsn=None)
+    no_target = _cli("-m", "synapse_server", "index", "migrate", "--root", str(root), "--json", dsn=None)
     assert no_target.returncode == 2 and json.loads(no_target.stderr)["error"]["parameter"] == "to"
-    no_index = _cli("-m", "synapse_server", "index", "migrate", "--root", str(root), dsn=postgres_dsn)
+    no_index = _cli("-m", "synapse_server", "index", "migrate", "--root", str(root), "--json", dsn=postgres_dsn)
     assert no_index.returncode == 2 and json.loads(no_index.stderr)["error"]["parameter"] == "root"
 
 
@@ -94,7 +94,7 @@ def test_an_unreachable_database_is_a_structured_error_without_the_dsn(tmp_path:
     Stores.load(load_workspace(root)).open_index(embedder).close()
     dsn = f"postgresql://team:hunter2-secret@/synapse?host={tmp_path / 'no-server-here'}&connect_timeout=2"
     for args in (("index", "migrate"), ("search", "costs")):
-        done = _cli("-m", "synapse_server", *args, "--root", str(root), dsn=dsn)
+        done = _cli("-m", "synapse_server", *args, "--root", str(root), "--json", dsn=dsn)
         error = json.loads(done.stderr.strip().splitlines()[-1])["error"]
         assert done.returncode == 1 and error["kind"] == "index_unavailable"
         assert "hunter2" not in done.stderr + done.stdout and "no-server-here" not in done.stderr + done.stdout

@@ -41,7 +41,7 @@ def test_the_write_free_environment_variable_refuses_a_cli_build(
     workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, value: str
 ) -> None:
     monkeypatch.setenv("SYNAPSE_WRITE_FREE", value)
-    assert main(["build", "--root", str(workspace)]) == 2
+    assert main(["build", "--root", str(workspace), "--json"]) == 2
     assert json.loads(capsys.readouterr().err)["error"]["kind"] == "write_refused"
     assert not (workspace / ".synapse" / "links").exists()
 
@@ -50,7 +50,7 @@ def test_a_command_model_from_the_workspace_config_is_refused_by_the_cli_build(w
     marker = tmp_path / "pwned"
     _hostile_model(workspace, marker)
     done = subprocess.run(
-        [str(SYNAPSE), "build", "--root", str(workspace)], capture_output=True, text=True, timeout=120, check=False
+        [str(SYNAPSE), "build", "--root", str(workspace), "--json"], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 2, done.stderr
     error = json.loads(done.stderr.strip().splitlines()[-1])["error"]

@@ -36,7 +36,7 @@ def test_search_with_empty_projects_is_memory_only_and_prints_one_line_per_hit(
 
 
 def test_search_refuses_an_out_of_domain_limit_with_exit_2(capsys: pytest.CaptureFixture[str], demo_root: Path):
-    code, out, err = run(capsys, "search", "costs", "--root", str(demo_root), "--limit", "0")
+    code, out, err = run(capsys, "search", "costs", "--root", str(demo_root), "--limit", "0", "--json")
     assert code == 2 and out == ""
     assert json.loads(err)["error"]["kind"] == "invalid_input"
 
@@ -62,7 +62,7 @@ def test_get_json_equals_the_tools_payload_shape(capsys: pytest.CaptureFixture[s
 def test_get_errors_exit_2_with_a_json_error_on_stderr(
     capsys: pytest.CaptureFixture[str], demo_root: Path, ident: str, kind: str
 ):
-    code, out, err = run(capsys, "get", ident, "--root", str(demo_root))
+    code, out, err = run(capsys, "get", ident, "--root", str(demo_root), "--json")
     assert code == 2 and out == "" and json.loads(err)["error"]["kind"] == kind
 
 
@@ -94,3 +94,36 @@ def test_serve_starts_without_importing_the_other_commands():
     assert "synapse_server.commands.serve" in loaded
     others = {"synapse_server.commands.dashboard", "synapse_server.commands.eval", "synapse_server.commands.init"}
     assert not others & set(loaded)
+
+
+def test_an_error_in_normal_mode_is_one_readable_line_with_its_kind_and_a_hint(
+    capsys: pytest.CaptureFixture[str], demo_root: Path
+) -> None:
+    code, out, err = run(capsys, "get", "deci-00000000", "--root", str(demo_root))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("synapse: not_found: ") and "`synapse search QUERY`" in err
+    assert not err.lstrip().startswith("{")
+
+
+def test_an_invalid_value_in_normal_mode_keeps_its_exit_code_and_reads_as_a_sentence(
+    capsys: pytest.CaptureFixture[str], demo_root: Path
+) -> None:
+    code, _, err = run(capsys, "search", "costs", "--root", str(demo_root), "--limit", "0")
+    assert code == 2 and err.startswith("synapse: invalid_input: ") and "limit" in err
+
+
+def test_an_unknown_option_is_answered_with_the_closest_option_of_that_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["navigate", "Q", "--budget", "100"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "unrecognized arguments: --budget 100" in err
+    assert "did you mean --token-budget?" in err and err.startswith("usage: synapse navigate")
+
+
+def test_an_unknown_option_with_nothing_close_gets_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["search", "costs", "--zzzzqqq"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "unrecognized arguments: --zzzzqqq" in err and "did you mean" not in err

@@ -25,7 +25,7 @@ def test_serve_check_refuses_an_embedding_model_that_is_not_a_model(
     capsys: pytest.CaptureFixture[str], fresh_demo: Path, value: str
 ):
     _configure(fresh_demo, value)
-    code = main(["serve", "--root", str(fresh_demo), "--check"])
+    code = main(["serve", "--root", str(fresh_demo), "--check", "--json"])
     out, err = capsys.readouterr()
     error = json.loads(err)["error"]
     assert code == 2 and out == ""
@@ -37,7 +37,7 @@ def test_search_from_the_cli_with_a_bad_embedding_model_is_a_config_error(
     capsys: pytest.CaptureFixture[str], fresh_demo: Path
 ):
     _configure(fresh_demo, "runs")
-    code = main(["search", "transaction costs", "--root", str(fresh_demo)])
+    code = main(["search", "transaction costs", "--root", str(fresh_demo), "--json"])
     _, err = capsys.readouterr()
     assert code == 2 and json.loads(err)["error"]["kind"] == "config_error"
     assert "Traceback" not in err and str(fresh_demo) not in err
@@ -77,7 +77,7 @@ def test_serve_check_loads_a_configured_onnx_folder_and_refuses_a_damaged_one(
     capsys: pytest.CaptureFixture[str], fresh_demo: Path
 ):
     _damaged_onnx_folder(fresh_demo)
-    code = main(["serve", "--root", str(fresh_demo), "--check"])
+    code = main(["serve", "--root", str(fresh_demo), "--check", "--json"])
     _, err = capsys.readouterr()
     error = json.loads(err)["error"]
     assert code == 2 and error["kind"] == "config_error"
@@ -91,7 +91,7 @@ def test_a_damaged_model_found_only_at_the_first_search_is_a_config_error_too(
     capsys: pytest.CaptureFixture[str], fresh_demo: Path
 ):
     _damaged_onnx_folder(fresh_demo)
-    code = main(["search", "transaction costs", "--root", str(fresh_demo)])
+    code = main(["search", "transaction costs", "--root", str(fresh_demo), "--json"])
     _, err = capsys.readouterr()
     assert code == 2 and json.loads(err)["error"]["kind"] == "config_error"
     assert "Traceback" not in err and str(fresh_demo) not in err

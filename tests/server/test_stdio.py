@@ -84,7 +84,7 @@ def test_serve_check_honours_write_free_and_a_model_override(demo_root: Path):
     [(["--root", "/nonexistent/synapse-workspace"], "workspace_error"), (["--model", "bogus:x"], "model_spec_invalid")],
 )
 def test_serve_refuses_a_bad_root_or_model_before_starting_with_exit_2(demo_root: Path, args: list[str], kind: str):
-    argv = [str(SYNAPSE), "serve", *(args if args[0] == "--root" else ["--root", str(demo_root), *args])]
+    argv = [str(SYNAPSE), "serve", "--json", *(args if args[0] == "--root" else ["--root", str(demo_root), *args])]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False)
     assert done.returncode == 2 and done.stdout == ""
     assert json.loads(done.stderr.strip().splitlines()[-1])["error"]["kind"] == kind

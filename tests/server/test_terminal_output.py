@@ -73,6 +73,6 @@ def test_an_address_with_a_control_character_is_refused(text: str) -> None:
 
 
 def test_get_refuses_an_id_with_a_control_character(hostile: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["get", "note-\x1b[2J", "--root", str(hostile)]) == 2
+    assert main(["get", "note-\x1b[2J", "--root", str(hostile), "--json"]) == 2
     captured = capsys.readouterr()
     assert json.loads(captured.err)["error"]["kind"] == "invalid_input" and not _has_controls(captured.err)

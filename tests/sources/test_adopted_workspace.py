@@ -124,7 +124,7 @@ def test_adopt_with_gitignore_keeps_the_cache_inside_and_ignores_it(knowledge_re
 
 def test_adopt_refuses_a_repository_that_already_has_a_config(knowledge_repo: Path) -> None:
     assert synapse("init", "--adopt", ".", cwd=knowledge_repo).returncode == 0
-    again = synapse("init", "--adopt", ".", cwd=knowledge_repo)
+    again = synapse("init", "--adopt", ".", "--json", cwd=knowledge_repo)
     assert again.returncode == 2 and json.loads(again.stderr)["error"]["kind"] == "workspace_error"
 
 
@@ -148,7 +148,7 @@ def test_no_command_creates_a_cache_in_a_folder_that_is_not_a_workspace(tmp_path
     plain = tmp_path / "plain"
     plain.mkdir()
     (plain / "notes.txt").write_text("hello\n", encoding="utf-8")
-    for args in (("search", "hello", "--root", "."), ("navigate", "hello there?", "--root", ".")):
+    for args in (("search", "hello", "--root", ".", "--json"), ("navigate", "hello there?", "--root", ".", "--json")):
         done = synapse(*args, cwd=plain)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert "not a Synapse workspace" in json.loads(done.stderr)["error"]["message"]
