@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from synapse_server.actions.deps import WRITE_FREE_ENV, ServerSettings
 from synapse_server.commands.options import add_root, workspace_root
@@ -67,17 +67,22 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.min_confidence <= 1.0:
         raise InvalidInput("--min-confidence must be between 0 and 1", parameter="min_confidence")
     model = typer_model(workspace, args.model)
-    report = build_overlay(
-        workspace,
-        Stores.load(workspace),
-        make_embedder(workspace),
-        kind=args.kind,
-        model=model,
-        min_confidence=args.min_confidence,
-        projects=projects,
-        neighbours=args.neighbours,
-        progress=_stderr_progress if sys.stderr.isatty() else None,
-    )
+    line = ProgressLine(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        report = build_overlay(
+            workspace,
+            Stores.load(workspace),
+            make_embedder(workspace),
+            kind=args.kind,
+            model=model,
+            min_confidence=args.min_confidence,
+            projects=projects,
+            neighbours=args.neighbours,
+            progress=line,
+        )
+    finally:  # the summary, or an error, starts on a line of its own
+        if line is not None:
+            line.end()
     print(report.model_dump_json(indent=2) if args.json else _text(report))
     return 0
 
@@ -94,6 +99,21 @@ def _text(report: BuildReport) -> str:
     return "\n".join(lines)
 
 
-def _stderr_progress(done: int, total: int, message: str) -> None:
-    sys.stderr.write(f"\r{message}" + ("\n" if total and done >= total else ""))
-    sys.stderr.flush()
+class ProgressLine:
+    """One status line on a terminal, rewritten in place: each update is padded over the longer one before it
+    (spaces, not a clear-line code, so the terminal-safe writer passes it as it is), and ``end`` closes it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.width = 0
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        self.stream.write(f"\r{message}{' ' * (self.width - len(message))}")
+        self.stream.flush()
+        self.width = len(message)
+
+    def end(self) -> None:
+        if self.width:
+            self.stream.write("\n")
+            self.stream.flush()
+        self.width = 0
