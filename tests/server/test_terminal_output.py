@@ -76,3 +76,11 @@ def test_get_refuses_an_id_with_a_control_character(hostile: Path, capsys: pytes
     assert main(["get", "note-\x1b[2J", "--root", str(hostile), "--json"]) == 2
     captured = capsys.readouterr()
     assert json.loads(captured.err)["error"]["kind"] == "invalid_input" and not _has_controls(captured.err)
+
+
+def test_the_readable_error_line_escapes_a_control_character_too(
+    hostile: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["get", "note-\x1b[2J", "--root", str(hostile)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("synapse: invalid_input: ") and not _has_controls(err)
