@@ -148,9 +148,12 @@ async def search_page(request: Request) -> Response:
 
 
 async def note_page(request: Request) -> Response:
-    """A zk note by address: the citation links of a card land here."""
-    address = request.query_params.get("address", "")
-    if not address.startswith("zk:"):
+    """What ``get`` shows for any address (memory, zk, code, runs, adopted sources): every address link lands here.
+
+    ``get`` validates the address and reads only loaded nodes; what it refuses is shown as its structured error.
+    """
+    address = request.query_params.get("address", "").strip()
+    if not address or len(address) > MAX_QUESTION_CHARS:
         return render(request, "missing.html", status_code=404, what="note")
     payload = await _dashboard(request).call(action="get", id=address)
     status = 404 if "error" in payload else 200

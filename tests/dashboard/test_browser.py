@@ -140,6 +140,15 @@ def test_ask_show_reasoning_matrix_search_and_chat_in_chromium(
             assert ANSWERED["evidence"]["sentence"] in page.inner_text(".answer-text")
             assert not page.is_visible("ul.tree.root"), "the reasoning starts collapsed"
             snap(page, "answer")
+            cited = page.locator("ol.citations li").first
+            assert cited.locator("a.addr-title").inner_text().strip(), "the citation shows its node's title"
+            assert ANSWERED["evidence"]["sentence"] in cited.locator("blockquote.quote").inner_text()
+            snap(page, "dashboard-answer")
+            cited.locator("a.addr-title").click()
+            page.wait_for_selector("pre.body")
+            assert ANSWERED["evidence"]["address"] in page.inner_text("main")
+            page.go_back()
+            page.wait_for_selector("[data-card]")
             page.click("details.reasoning summary")
             page.wait_for_selector("ul.tree.root", state="visible")
             assert page.inner_text("ul.tree.root .cid").strip() == "c1"

@@ -7,14 +7,17 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 from conftest import FORM_TOKEN, TOKEN, snapshot
 
 from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.dashboard.history import History
 from synapse_server.dashboard.security import CSP
 from synapse_server.demo import load_questions
 from synapse_server.dispatch import Dispatcher
+from synapse_server.navigation.surfaces import NavigateResult
 
 CASES = {case["id"]: case for case in load_questions()["questions"]}
 ANSWERED = CASES["sharpe-after-cost-increase"]
@@ -95,7 +98,7 @@ def test_an_abstention_gets_its_own_card_and_its_zk_citation_links_to_the_note_p
         assert links, "the refuted zk citation links to its note"
         note = client.get(links[0].replace("&amp;", "&"))
         assert note.status_code == 200 and 'class="body"' in note.text
-        assert client.get("/note?address=mem:tree:expe-9f8e7d6c").status_code == 404
+        assert client.get("/note?address=mem:tree:expe-9f8e7d6c").status_code == 200
 
 
 def test_a_turn_the_worker_refuses_shows_its_structured_error(
@@ -219,3 +222,92 @@ def test_offline_chat_routes_the_message_to_navigate_and_renders_its_card(demo: 
     assert ANSWERED["evidence"]["sentence"] in page
     history = (demo / ".angelo" / "dashboard" / "history.jsonl").read_text(encoding="utf-8")
     assert json.loads(history.splitlines()[0])["origin"] == "chat"
+
+
+EVERY_KIND = {
+    "mem:tree:expe-9f8e7d6c": "memory",
+    "zk:research:20260505-0945-sharpe-ratio": "zk note",
+    "zk:research:okafor-2019": "zk source",
+    "repo:momentum:models/costs.py": "code",
+    "data:runs:run-002": "run",
+}
+HOSTILE_TITLE = '<script>alert("t")</script><img src=x onerror=alert(1)>'
+
+
+def recorded_answer(demo: Path) -> str:
+    """A recorded answer citing one address of every kind, the first with a hostile title; returns its entry id."""
+    citations = [
+        {
+            "address": address,
+            "claim_ids": ["c1"],
+            "status": "grounded",
+            "outdated": False,
+            "title": HOSTILE_TITLE if n == 0 else f"Title of the {kind}",
+            "store": address.split(":", 1)[0],
+            "quotes": ["Sharpe fell to <b>1.1</b>."] if n == 0 else [],
+        }
+        for n, (address, kind) in enumerate(EVERY_KIND.items())
+    ]
+    result = NavigateResult.model_validate(
+        {
+            "verdict": "answer",
+            "status": "grounded",
+            "reasons": [],
+            "halted_reason": "answer",
+            "conclusion": "c1",
+            "outdated": False,
+            "detail": "answer licensed by verified cited claims",
+            "answer_surface": {
+                "text": "Sharpe fell to 1.1.",
+                "conclusion_claim_id": "c1",
+                "inference_form": "restatement",
+                "status": "grounded",
+                "premise_claim_ids": [],
+                "citations": citations,
+                "outdated": False,
+                "disclosure": None,
+            },
+            "trace_surface": None,
+            "envelope": "",
+            "hops": 1,
+            "renavigations": 0,
+            "tokens_spent": 1,
+            "loop_break": "",
+            "model": {"provider": "extractive", "id": "test"},
+        }
+    )
+    return History(demo / ".angelo").record("What happened to Sharpe?", result, "ask").id
+
+
+def test_every_citation_shows_its_title_store_status_and_quote_and_links_to_its_get_view(
+    demo: Path, open_dashboard: Callable
+) -> None:
+    entry_id = recorded_answer(demo)
+    with open_dashboard(demo) as client:
+        page = client.get(f"/answers/{entry_id}").text
+        for n, address in enumerate(EVERY_KIND):
+            assert f'href="/note?address={quote(address)}"' in page, address
+            note = client.get("/note", params={"address": address})
+            assert note.status_code == 200 and 'class="body"' in note.text, address
+            assert f'<code class="addr">{address}</code>' in note.text
+            if n:
+                assert f"Title of the {EVERY_KIND[address]}" in page
+    assert '<span class="tag tag-repo">repo</span>' in page and 'badge-grounded">grounded' in page
+    assert '<blockquote class="quote">“Sharpe fell to &lt;b&gt;1.1&lt;/b&gt;.”</blockquote>' in page
+    assert page.count("<blockquote") == 1  # the other citations restate nothing verbatim
+
+
+def test_a_hostile_citation_title_is_escaped_text_on_the_answer_card(demo: Path, open_dashboard: Callable) -> None:
+    entry_id = recorded_answer(demo)
+    with open_dashboard(demo) as client:
+        page = client.get(f"/answers/{entry_id}").text
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(&#34;t&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_an_address_get_refuses_is_a_not_found_note_page(demo: Path, open_dashboard: Callable) -> None:
+    with open_dashboard(demo) as client:
+        for refused in ("", "mem:tree:no-such-entry", "zk:research:../../etc/passwd", "repo:momentum:/etc/passwd"):
+            page = client.get("/note", params={"address": refused})
+            assert page.status_code == 404, refused
+            assert "root:" not in page.text
