@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from synapse_server.dashboard.view import matrix_grid, page_safe, status_class
+from synapse_server.dashboard.view import BASES, RELATIONS, MatrixFilter, matrix_grid, page_safe, status_class
 from synapse_server.present.trace_tree import claim_tree, set_flags
 
 MAX_QUESTION_CHARS = 2000
@@ -95,8 +95,11 @@ async def history_page(request: Request) -> Response:
 async def matrix_page(request: Request) -> Response:
     kind = "claim" if request.query_params.get("kind") == "claim" else "generic"
     payload = await _dashboard(request).call(action="matrix", kind=kind)
-    grid = None if "error" in payload else matrix_grid(payload)
-    return render(request, "matrix.html", kind=kind, payload=payload, grid=grid)
+    chosen = MatrixFilter.from_query(request.query_params)
+    grid = None if "error" in payload else matrix_grid(payload, chosen)
+    return render(
+        request, "matrix.html", kind=kind, payload=payload, grid=grid, chosen=chosen, relations=RELATIONS, bases=BASES
+    )
 
 
 async def cell_page(request: Request) -> Response:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from synapse_server.present.safe_text import terminal_safe
 
 RELATIONS = ("contradicts", "corroborates", "applies", "instantiates", "motivated-by", "related")
+BASES = ("judged", "cosine", "shared-file")
 
 
 def status_class(status: str | None) -> str:
@@ -23,15 +25,59 @@ class Grid:
     columns: list[dict[str, Any]]
     slots: list[list[dict[str, Any] | None]]
     relations: list[str]
+    shown: int
+    total: int
 
 
-def matrix_grid(payload: dict[str, Any]) -> Grid:
-    """The matrix action's cells laid out on its rows and columns, in the action's order."""
-    at = {(c["practice"], c["canon"]): c for c in payload["cells"]}
+@dataclass(frozen=True)
+class MatrixFilter:
+    """What the matrix page shows: one relation, one basis, a confidence floor (``None`` = any)."""
+
+    relation: str | None = None
+    basis: str | None = None
+    min_confidence: float | None = None
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str]) -> MatrixFilter:
+        """Unknown values mean no filter: a hand-edited address shows the whole matrix, never an error."""
+        relation, basis = query.get("relation"), query.get("basis")
+        try:
+            floor: float | None = float(query.get("min_confidence") or "")
+        except ValueError:
+            floor = None
+        return cls(
+            relation if relation in RELATIONS else None,
+            basis if basis in BASES else None,
+            floor if floor is not None and 0.0 <= floor <= 1.0 else None,
+        )
+
+    def keeps(self, cell: Mapping[str, Any]) -> bool:
+        return (
+            (self.relation is None or cell["relation"] == self.relation)
+            and (self.basis is None or cell.get("basis") == self.basis)
+            and (self.min_confidence is None or cell["confidence"] >= self.min_confidence)
+        )
+
+    @property
+    def active(self) -> bool:
+        return self != MatrixFilter()
+
+
+def matrix_grid(payload: dict[str, Any], chosen: MatrixFilter | None = None) -> Grid:
+    """The matrix action's cells laid out on its rows and columns, in the action's order.
+
+    With a filter, only its cells are kept, and only the rows and columns that still hold one.
+    """
+    keep = chosen or MatrixFilter()
+    cells = [c for c in payload["cells"] if keep.keeps(c)]
+    at = {(c["practice"], c["canon"]): c for c in cells}
     rows, columns = payload["rows"], payload["columns"]
+    if keep.active:
+        rows = [r for r in rows if any(c["practice"] == r["address"] for c in cells)]
+        columns = [col for col in columns if any(c["canon"] == col["address"] for c in cells)]
     slots = [[at.get((row["address"], col["address"])) for col in columns] for row in rows]
     present = {c["relation"] for c in payload["cells"]}
-    return Grid(rows, columns, slots, [r for r in RELATIONS if r in present])
+    return Grid(rows, columns, slots, [r for r in RELATIONS if r in present], len(at), len(payload["cells"]))
 
 
 def page_safe(html: str) -> str:
