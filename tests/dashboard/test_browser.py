@@ -214,6 +214,7 @@ def test_the_mcp_app_answer_card_renders_the_structured_result_as_text_in_chromi
     NavigateResult.model_validate({k: v for k, v in result.items() if k not in {"action", "summary"}})
     hostile = "Sharpe fell. <img src=x onerror=alert(1)>"
     result["answer_surface"]["text"] = hostile
+    result["answer_surface"]["citations"][0]["title"] = "Costs <img src=y onerror=alert(2)>"
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         try:
@@ -224,6 +225,8 @@ def test_the_mcp_app_answer_card_renders_the_structured_result_as_text_in_chromi
             app = page.frame_locator("#app")
             app.locator("[data-card=answer]").wait_for(timeout=30_000)
             assert app.locator(".text").inner_text() == hostile
+            assert app.locator("li strong").inner_text() == "Costs <img src=y onerror=alert(2)>"
+            assert "after costs rose to 8 bps" in app.locator("blockquote.quote").inner_text()
             assert app.locator("img").count() == 0
             app.locator("summary").click()
             assert "c1" in app.locator("details").inner_text()
