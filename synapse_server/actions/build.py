@@ -69,6 +69,8 @@ async def handle(params: BuildParams, deps: Deps) -> BuildOutput:
 
 def _summary(report: BuildReport) -> str:
     relations = ", ".join(f"{n} {r}" for r, n in report.relations.items()) or "no relations"
+    if report.bases:
+        relations += " (" + ", ".join(f"{n} {b}" for b, n in report.bases.items()) + ")"
     return (
         f"{report.kind} overlay: {report.kept} links kept of {report.typed} typed ({report.candidates} candidates, "
         f"{report.skipped} skipped) by {report.typer}: {relations}; written to {report.path}"

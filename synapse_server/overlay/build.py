@@ -74,6 +74,9 @@ class BuildReport(BaseModel):
     kept: int
     skipped: int
     relations: dict[str, int] = Field(description="kept edges per relation")
+    bases: dict[str, int] = Field(
+        default_factory=dict, description="kept edges per basis: judged, cosine, shared-file (what each rests on)"
+    )
     channels: dict[str, int] = Field(description="candidates per channel (a pair found by both counts in both)")
     skip_reasons: list[str] = Field(description=f"the first {SKIP_REASONS_SHOWN} distinct reasons pairs were skipped")
     signature: str
@@ -139,6 +142,7 @@ def build_overlay(
         kept=len(kept),
         skipped=len(skips),
         relations=dict(sorted(Counter(link.relation for link in kept).items())),
+        bases=dict(sorted(Counter(link.evidence() for link in kept).items())),
         channels=dict(sorted(channels.items())),
         skip_reasons=list(dict.fromkeys(skips))[:SKIP_REASONS_SHOWN],
         signature=signature,

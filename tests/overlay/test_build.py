@@ -82,6 +82,7 @@ def test_the_report_counts_add_up(workspace: Path, embedder: Embedder) -> None:
     report = _build(workspace, embedder, kind="claim")
     assert report.typed + report.skipped == report.candidates
     assert report.kept == sum(report.relations.values()) == len(_overlay(workspace, "claim").links)
+    assert report.kept == sum(report.bases.values()) and set(report.bases) == {"cosine", "shared-file"}
     assert report.channels["semantic"] > 0 and report.channels["provenance"] > 0
 
 
