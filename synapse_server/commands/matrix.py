@@ -49,6 +49,7 @@ def _text(result: MatrixResult) -> str:
     lines.append("cells:")
     for cell in result.cells:
         strength = f", {cell.claim_strength}" if cell.claim_strength else ""
+        strength += ", shared file only" if cell.basis == "shared-file" else ""
         lines.append(
             f"  {names[cell.practice]} --{cell.relation} ({cell.confidence:.2f}, priority {cell.priority:.2f}"
             f"{strength})--> {names[cell.canon]}"

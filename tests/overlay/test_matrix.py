@@ -243,3 +243,16 @@ def test_negative_limit_means_every_row_and_column() -> None:
     assert MatrixParams.model_validate({"limit": -1}).limit is None
     with pytest.raises(ValueError, match="limit"):
         MatrixParams.model_validate({"limit": 0})
+
+
+def test_every_demo_cell_says_its_basis_and_the_text_marks_a_shared_file_cell(
+    demo: tuple[Workspace, Stores], capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace, stores = demo
+    result = run_matrix(workspace, stores, None, MatrixParams(model="extractive"))
+    assert {cell.basis for cell in result.cells} == {"cosine", "shared-file"}
+    assert all(cell.relation == "related" for cell in result.cells)
+    assert all(cell.rationale.startswith("Shared file only:") for cell in result.cells if cell.basis == "shared-file")
+    assert cli.main(["matrix", "--root", str(workspace.root), "--model", "extractive"]) == 0
+    cells = capsys.readouterr().out.split("cells:\n", 1)[1].splitlines()
+    assert sum("shared file only" in line for line in cells) == sum(c.basis == "shared-file" for c in result.cells)
