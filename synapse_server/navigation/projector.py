@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from synapse_server.navigation.claims import ClaimFinding, Decision
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE, STATUS_ORDER, NodeEpistemics, Status, weakest
+from synapse_server.navigation.router import public_refs
 from synapse_server.navigation.surfaces import (
     FLAG_NAMES,
     AnswerCitation,
@@ -113,7 +114,8 @@ def trace_surface(decision: Decision, view: View, telemetry: Telemetry) -> Trace
     abstention = None
     if decision.verdict == "abstain":
         abstention = TraceAbstention(
-            reasons=list(decision.reasons), detail="; ".join((decision.detail, *decision.problems))
+            reasons=list(decision.reasons),
+            detail="; ".join((decision.detail, *(public_refs(line, view) for line in decision.problems))),
         )
     trace = TraceSurface(
         verdict=decision.verdict,

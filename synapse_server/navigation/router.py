@@ -12,6 +12,7 @@ abstains with the most specific reason found.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from itertools import pairwise
 
@@ -94,7 +95,7 @@ def route(answer: Answer, view: View, version: int) -> Decision:
         reasons=ordered,
         conclusion=conclusion.id,
         outdated=False,
-        detail=_detail(ordered[0], marked_up, bool(unbound)),
+        detail=_headline(ordered[0], closure, findings, view) or _detail(ordered[0], marked_up, bool(unbound)),
         claims=findings,
         assertions=assertions,
         answer_text=None,
@@ -354,6 +355,39 @@ def _problems(
             "(inline code and emphasis are fine)"
         )
     return tuple(dict.fromkeys(lines))
+
+
+def public_refs(line: str, view: View) -> str:
+    """A refusal line as a person reads it: every envelope ref (``n3``) replaced by the address it stands for."""
+    address_of = {ref: address for address, ref in view.refs.items()}
+    return _REF.sub(lambda m: address_of.get(m.group(0), m.group(0)), line)
+
+
+_REF = re.compile(r"(?<![\w:-])n\d+(?![\w:-])")
+
+
+def _headline(
+    reason: str, closure: frozenset[str], findings: Mapping[str, ClaimFinding], view: View
+) -> str | None:
+    """One sentence on what was looked for and what was missing or contradicted, with titles and addresses."""
+    for cid in sorted(closure):
+        finding = findings[cid]
+        for citation in finding.citations:
+            if citation.address is None:
+                continue
+            title = view.graph.nodes[citation.address].title if citation.address in view.graph.nodes else ""
+            named = f"{title} ({citation.address})" if title else citation.address
+            if reason == "false-premise" and citation.refuted:
+                return f"the cited {named} is refuted by its verifier: {citation.why or 'the check failed'}"
+            if reason == "stale" and citation.stale:
+                return f"the cited {named} no longer verifies: {citation.why or 'its pinned bytes changed'}"
+    if reason == "low-coverage":
+        for cid in sorted(closure):
+            lines = [line for line in findings[cid].problems if ": premise:" not in line]
+            if lines:
+                rule_and_detail = lines[0].split(": ", 1)[1] if ": " in lines[0] else lines[0]
+                return f"no verified clause says what the answer claims ({public_refs(rule_and_detail, view)})"
+    return None
 
 
 def _clip(text: str, limit: int = 120) -> str:

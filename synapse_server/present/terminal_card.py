@@ -64,7 +64,8 @@ def render_card(result: NavigateResult, *, trace: bool = False, colour: bool = F
         lines += _wrapped(_s(result.detail), wrap)
         abstention = result.trace_surface.abstention if result.trace_surface else None
         if abstention is not None and abstention.detail and abstention.detail != result.detail:
-            lines += _wrapped(paint(_s(abstention.detail), "dim"), wrap)
+            rest = abstention.detail.removeprefix(f"{result.detail}; ")  # the headline is already shown
+            lines += _wrapped(paint(_s(rest), "dim"), wrap)
     lines += ["", f"{paint('Model', 'bold')}  {_s(result.model.provider)} · {_s(result.model.id)}"]
     telemetry = f"{result.hops} hop(s), {result.renavigations} re-navigation(s), {result.tokens_spent} tokens"
     lines.append(f"{paint('Turn', 'bold')}   {_s(result.halted_reason)} · {telemetry}")

@@ -6,6 +6,8 @@ built from real nodes and a resolver table (see ``engine_builders``).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from engine_builders import answer, artifact, cited, decide, node, world
 
@@ -454,3 +456,15 @@ def test_a_refuted_citation_says_which_node_and_what_its_verifier_found_without_
     lines = [line for line in decision.problems if line.startswith("c1: false-premise: ")]
     assert lines and lines[0].startswith(f"c1: false-premise: {BREAKEVEN}: ")
     assert not any(": unverified:" in line for line in decision.problems), decision.problems
+
+
+def test_a_false_premise_headline_names_the_refuted_note_its_title_and_what_was_not_found(view: View) -> None:
+    decision = decide(restate("n4", "The breakeven round-trip cost for momentum is 10 bps."), view)
+    assert decision.detail.startswith(f"the cited breakeven ({BREAKEVEN}) is refuted by its verifier: quote not found")
+    assert not re.search(r"\bn\d+\b", decision.detail)
+
+
+def test_a_low_coverage_headline_says_what_failed_with_addresses_not_envelope_refs(view: View) -> None:
+    decision = decide(restate("n1", "Transaction costs increased from 5 bps to 8 bps for retail clients."), view)
+    assert decision.detail.startswith("no verified clause says what the answer claims (words: ")
+    assert COST in decision.detail and not re.search(r"\bn\d+\b", decision.detail)
