@@ -115,7 +115,7 @@ def run_loop(
             outcome.hops += 1
         with maybe(timings, "route"):
             if isinstance(output.terminal, Abstention):
-                decision = model_abstention(output.terminal)
+                decision = model_abstention(output.terminal, outcome.view)
             else:
                 decision = route(output.terminal, outcome.view, output.version)
         outcome.decision = decision

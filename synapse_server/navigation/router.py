@@ -104,16 +104,26 @@ def route(answer: Answer, view: View, version: int) -> Decision:
     )
 
 
-def model_abstention(abstention: Abstention) -> Decision:
-    """The model's own labelled abstention; a non-canonical label is reported as low-coverage."""
+def model_abstention(abstention: Abstention, view: View | None = None) -> Decision:
+    """The model's own labelled abstention; a non-canonical label is reported as low-coverage.
+
+    The detail never carries the model's words (they could carry an answer); for low-coverage it names the
+    closest evidence the turn read instead: the first node of the envelope, by title and address.
+    """
     reason: Reason = abstention.label if abstention.label in CANONICAL else "low-coverage"  # type: ignore[assignment]
+    detail = f"the navigator abstained ({reason})"
+    if reason == "low-coverage" and view is not None and view.order:
+        closest = view.order[0]
+        title = view.graph.nodes[closest].title if closest in view.graph.nodes else ""
+        named = f"{title} ({closest})" if title else closest
+        detail += f": nothing it read answers the question; the closest evidence was {named}"
     return Decision(
         verdict="abstain",
         status=None,
         reasons=(reason,),
         conclusion=None,
         outdated=False,
-        detail=f"the navigator abstained ({reason})",  # never the model's words: they could carry an answer
+        detail=detail,
         claims={},
         assertions=(),
         answer_text=None,

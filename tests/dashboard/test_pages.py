@@ -94,6 +94,8 @@ def test_an_abstention_gets_its_own_card_and_its_zk_citation_links_to_the_note_p
         page = ask(client, REFUTED["question"])
         assert 'data-card="abstention"' in page.text and 'data-card="answer"' not in page.text
         assert '<span class="reason">false-premise</span>' in page.text
+        assert page.text.count("is refuted by its verifier: quote not found verbatim") == 1, "the headline, once"
+        assert "false-premise: zk:research:" in page.text  # the refusal line, with the address
         links = re.findall(r'href="(/note\?address=[^"]+)"', page.text)
         assert links, "the refuted zk citation links to its note"
         note = client.get(links[0].replace("&amp;", "&"))

@@ -468,3 +468,13 @@ def test_a_low_coverage_headline_says_what_failed_with_addresses_not_envelope_re
     decision = decide(restate("n1", "Transaction costs increased from 5 bps to 8 bps for retail clients."), view)
     assert decision.detail.startswith("no verified clause says what the answer claims (words: ")
     assert COST in decision.detail and not re.search(r"\bn\d+\b", decision.detail)
+
+
+def test_a_navigators_low_coverage_abstention_names_the_closest_evidence_read_never_its_words(view: View) -> None:
+    decision = model_abstention(Abstention("low-coverage", "the answer is 42"), view)
+    first = view.order[0]
+    assert decision.detail == (
+        "the navigator abstained (low-coverage): nothing it read answers the question; "
+        f"the closest evidence was {view.graph.nodes[first].title} ({first})"
+    )
+    assert "42" not in decision.detail
