@@ -1,9 +1,10 @@
-"""The README's "Every action, on the demo" table, regenerated from real calls: ``python -m dev.readme_examples``.
+"""The README's example outputs, regenerated from real calls: ``python -m dev.readme_examples``.
 
 Builds the demo workspace in a temporary folder, calls the one tool in memory (the same path an MCP host
-takes) with the offline ``extractive`` model, and writes each action's one-line ``summary`` into the table
-between the ``actions-table`` markers of README.md. ``--check`` rewrites nothing and exits 1 when the README
-differs from what the calls return (CI runs it through tests/test_readme_examples.py).
+takes) with the offline ``extractive`` model, and writes the card the README's first command prints between
+the ``demo-card`` markers and each action's one-line ``summary`` into the table between the ``actions-table``
+markers of README.md. ``--check`` rewrites nothing and exits 1 when the README differs from what the calls
+return (CI runs it through tests/test_readme_examples.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from typing import Any
 README = Path(__file__).resolve().parent.parent / "README.md"
 BEGIN = "<!-- actions-table -->"
 END = "<!-- /actions-table -->"
+CARD_BEGIN = "<!-- demo-card -->"
+CARD_END = "<!-- /demo-card -->"
+DEMO_QUESTION = "How did the Sharpe ratio change after costs rose to 8 bps?"
+"""The question of the README's first command: its card is the first thing a new user sees."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,18 @@ async def summaries(root: Path) -> dict[int, str]:
                     raise RuntimeError(f"{arguments} returned no summary: {body}")
                 said.append(body["summary"])
             found[index] = " / ".join(said)
+        card = await client.call_tool("synapse", {"action": "navigate", "question": DEMO_QUESTION})
+        found[-1] = demo_card(card.structured_content or {})
     return found
+
+
+def demo_card(body: dict[str, Any]) -> str:
+    """The card ``synapse navigate`` prints for the demo question, as plain text in a fenced block."""
+    from synapse_server.navigation.surfaces import NavigateResult
+    from synapse_server.present.terminal_card import render_card
+
+    result = NavigateResult.model_validate({k: v for k, v in body.items() if k not in ("summary", "action")})
+    return "```text\n" + render_card(result, colour=False, width=88) + "```"
 
 
 def table(found: dict[int, str]) -> str:
@@ -98,12 +114,12 @@ def table(found: dict[int, str]) -> str:
     return "\n".join(lines)
 
 
-def regenerated(readme: str, generated: str) -> str:
-    """The README with the text between the markers replaced by the generated table."""
-    start, end = readme.find(BEGIN), readme.find(END)
+def regenerated(readme: str, generated: str, begin: str = BEGIN, end_marker: str = END) -> str:
+    """The README with the text between one pair of markers replaced by the generated text."""
+    start, end = readme.find(begin), readme.find(end_marker)
     if start < 0 or end < start:
-        raise ValueError(f"README.md has no {BEGIN} ... {END} block")
-    return f"{readme[: start + len(BEGIN)]}\n{generated}\n{readme[end:]}"
+        raise ValueError(f"README.md has no {begin} ... {end_marker} block")
+    return f"{readme[: start + len(begin)]}\n{generated}\n{readme[end:]}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         root = make_demo(Path(scratch) / "synapse-demo")
         found = asyncio.run(summaries(root))
     current = args.readme.read_text(encoding="utf-8")
-    wanted = regenerated(current, table(found))
+    card = found.pop(-1)
+    wanted = regenerated(regenerated(current, table(found)), card, CARD_BEGIN, CARD_END)
     if wanted == current:
         return 0
     if args.check:
