@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import os
-import pty
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from synapse_server.workspace_init import make_demo
+from tests.pseudo_terminal import run_in_terminal
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 QUESTION = "How did the Sharpe ratio change after costs rose to 8 bps?"
@@ -24,25 +23,10 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def in_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
     """Run the installed CLI with a pseudo-terminal as stdout and return what the terminal received."""
-    primary, secondary = pty.openpty()
     environ = {k: v for k, v in os.environ.items() if k not in ("SYNAPSE_MODEL", "NO_COLOR")} | (env or {})
-    with subprocess.Popen(
-        [str(SYNAPSE), *args], stdout=secondary, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=environ
-    ) as child:
-        os.close(secondary)
-        received = bytearray()
-        while True:
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:  # EIO: the child closed its side of the terminal
-                break
-            if not chunk:
-                break
-            received.extend(chunk)
-        child.wait(timeout=300)
-    os.close(primary)
-    assert child.returncode == 0, child.stderr.read() if child.stderr else ""
-    return received.decode("utf-8")
+    code, shown = run_in_terminal([str(SYNAPSE), *args], environ)
+    assert code == 0, shown
+    return shown
 
 
 def test_the_card_colours_reach_a_real_terminal_as_codes_not_as_spelled_escapes(demo: Path) -> None:

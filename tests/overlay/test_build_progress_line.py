@@ -4,7 +4,6 @@ a longer message) and the line ends before the summary; piped output gets no pro
 from __future__ import annotations
 
 import os
-import pty
 import re
 import shutil
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from synapse_server.workspace_init import make_demo
+from tests.pseudo_terminal import run_in_terminal
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 _CLEAR_TO_END = "\x1b[K"
@@ -37,25 +37,9 @@ def _environment() -> dict[str, str]:
 
 def build_in_a_terminal(root: Path) -> str:
     """Run ``synapse build`` with one pseudo-terminal as stdout and stderr; what the terminal received."""
-    primary, secondary = pty.openpty()
     argv = [str(SYNAPSE), "build", "--root", str(root), "--model", "extractive"]
-    with subprocess.Popen(
-        argv, stdout=secondary, stderr=secondary, stdin=subprocess.DEVNULL, env=_environment()
-    ) as child:
-        os.close(secondary)
-        received = bytearray()
-        while True:
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:  # EIO: the child closed its side of the terminal
-                break
-            if not chunk:
-                break
-            received.extend(chunk)
-        child.wait(timeout=300)
-    os.close(primary)
-    shown = received.decode("utf-8")
-    assert child.returncode == 0, shown
+    code, shown = run_in_terminal(argv, _environment(), stderr_too=True)
+    assert code == 0, shown
     return shown.replace("\r\n", "\n")  # the terminal's own newline translation
 
 
