@@ -6,6 +6,8 @@ the doc and the registry in step, and another replays every example.
 
 from __future__ import annotations
 
+import sys
+
 from synapse_server.licensing.rules import JOIN_MARK_NOTE, REGISTRY, Rule
 
 __all__ = ["rules_markdown"]
@@ -45,4 +47,4 @@ def _last(lines: str) -> str:
 
 
 if __name__ == "__main__":
-    print(rules_markdown())
+    sys.stdout.write(rules_markdown() + "\n")

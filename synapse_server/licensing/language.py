@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -34,7 +33,6 @@ __all__ = [
     "NEGATION_WORDS",
     "Token",
     "TokenClass",
-    "negated_words",
     "same_meaning",
     "stem",
     "tokens",
@@ -296,11 +294,6 @@ def tokens(plain: str) -> tuple[Token, ...]:
     return _merge_durations(found)
 
 
-def negated_words(plain: str) -> tuple[str, ...]:
-    """The negation tokens of a text, as written (``non`` for ``non-certified``): what a frame's polarity reads."""
-    return tuple(token.text for token in tokens(plain) if token.cls == "negation")
-
-
 def _word_tokens(words: list[tuple[str, int, int]]) -> list[Token]:
     out: list[Token] = []
     index = 0
@@ -400,12 +393,3 @@ def _merge_durations(found: list[Token]) -> tuple[Token, ...]:
         out.append(token)
         index += 1
     return tuple(out)
-
-
-def terms(plain: str) -> frozenset[str]:
-    """Every stem of a text's words: what a frame offers for insertion."""
-    return frozenset(t.term for t in tokens(plain) if t.cls != "figure")
-
-
-def classes(found: Iterable[Token]) -> frozenset[TokenClass]:
-    return frozenset(t.cls for t in found)

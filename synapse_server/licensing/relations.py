@@ -118,10 +118,6 @@ def _phrase(claim: Sequence[Token], cuts: Sequence[int], index: int) -> tuple[in
     return start, end
 
 
-def _relation_word(token: Token) -> bool:
-    return token.term in _UP | _DOWN | _DIFFERENCE | _TOTAL and token.cls in ("content", "direction")
-
-
 def _check(
     claim: Sequence[Token],
     segment: tuple[int, int],

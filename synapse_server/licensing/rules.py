@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["REGISTRY", "Example", "Rule", "RuleId", "priority", "rule"]
+__all__ = ["REGISTRY", "Example", "Rule", "RuleId", "priority"]
 
 
 class RuleId(StrEnum):
@@ -383,12 +383,6 @@ JOIN_MARK_NOTE = (
     "sign between them asserts a relation and the answer fails to parse (anchor.uncovered)."
 )
 """The one alignment rule the OUTPUT parser enforces, so it has no refusal line of its own."""
-
-_BY_ID = {entry.id: entry for entry in REGISTRY}
-
-
-def rule(rule_id: RuleId) -> Rule:
-    return _BY_ID[rule_id]
 
 
 def priority(rule_id: RuleId) -> int:

@@ -42,7 +42,7 @@ from synapse_server.navigation.coverage import NumberCoverage, clause_coverage, 
 from synapse_server.navigation.numbers import all_numbers
 from synapse_server.navigation.text import normalise_words, plain_text
 
-__all__ = ["Clause", "Licence", "Problem", "conjunction", "conjunction_kind", "license_calculation", "license_words"]
+__all__ = ["Clause", "Licence", "Problem", "conjunction", "license_calculation", "license_words"]
 
 Joined = Literal["strict", "relative"]
 _MAX_CONJUNCTS = 5
@@ -133,12 +133,6 @@ def _overlap(claimed: Sequence[Token], read: Sequence[Token]) -> int:
 def _finding(claim_id: str, finding: Finding, clause: Clause) -> Problem:
     where = f" ({clause.origin})" if clause.origin else ""
     return Problem(claim_id, finding.rule, finding.detail + where)
-
-
-def conjunction_kind(text: str, premise_texts: Sequence[str]) -> Joined | None:
-    """Whether ``text`` is exactly its premises' texts joined, in any order; ``relative`` when a ``which`` joins one."""
-    found = conjunction(text, premise_texts)
-    return found[0] if found is not None else None
 
 
 def conjunction(text: str, premise_texts: Sequence[str]) -> tuple[Joined, tuple[int, ...]] | None:

@@ -81,6 +81,8 @@ HOSTILE = [
     pytest.param(restate("n2", "For the Hunter Beige account, the monthly fee is $5."), "words", id="frame-with-another-name"),
     pytest.param(restate("n9", "The Gold tier minimum is $25."), "words", id="table-label-swap"),
     pytest.param(restate("n1", "Earns 1.0% APY on some balances."), "quantifier", id="quantifier-changed"),
+    pytest.param(restate("n4", "Checking accounts are not eligible."), "negation", id="negation-under-a-positive-heading"),
+    pytest.param(restate("n2", "For the Beige account, the monthly fee is $5 for students."), "words", id="frame-plus-new-scope"),
     pytest.param(calculate("n6", "(80 - 60) / 60 * 100", "The price was discounted from $80 to $60, a reduction of 33%."), "rounding", id="percent-base-is-the-new-value"),
     pytest.param(calculate("n6", "60 / 80 * 100", "The price was discounted from $80 to $60, a reduction of 75%."), "rounding", id="ratio-as-a-reduction"),
     pytest.param(calculate("n6", "(80 - 60) / 80 * 100", "The price was discounted from $80 to $60, an increase of 25%."), "calc-direction", id="discount-reported-as-increase"),
@@ -162,3 +164,9 @@ def test_a_refusal_lists_every_failing_rule_at_once(view: View) -> None:
     decision = decide(restate("n5", "Certified advisers must sell more than the fund."), view)
     rules = {line.split(": ")[1] for line in decision.problems}
     assert {"negation", "modality"} <= rules, decision.problems
+
+
+def test_a_changed_tense_is_never_a_grounded_restatement() -> None:
+    view = world(node("mem:tree:was", "The monthly fee was $5.", title="Old fee"))
+    decision = decide(restate("n1", "The monthly fee is $5."), view)
+    assert (decision.verdict, decision.status) == ("answer", "inferred"), decision.problems
