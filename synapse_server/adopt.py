@@ -113,7 +113,7 @@ def render_config(findings: tuple[Finding, ...]) -> str:
         "code:\n"
         "  path: .\n"
         "  exclude: []                  # glob patterns of tracked files that are not evidence\n"
-        "model: extractive\n"
+        "# model: host                   # unset: the MCP host's own model under synapse serve, extractive on the CLI\n"
     )
 
 

@@ -46,6 +46,9 @@ class NavigateConfig(_Strict):
     token_budget: int = Field(24_000, ge=256, le=2_000_000)
     render_max_body_chars: int = Field(1200, ge=0, le=1_000_000)
     max_concurrent: int = Field(2, ge=1, le=64, description="Navigate turns run at once; more calls wait in a queue.")
+    turn_ttl_s: int = Field(
+        1800, ge=30, le=86_400, description="How long a pending host turn waits for its reply before it expires."
+    )
 
     @field_validator("timeout_s", mode="before")
     @classmethod
@@ -90,7 +93,11 @@ class Config(_Strict):
     cache: str | None = Field(
         None, description="The derived index folder; None = .angelo, or the user cache folder (see cache_dir)."
     )
-    model: str = "extractive"
+    model: str | None = Field(
+        None,
+        description="navigate's model spec; None = the MCP host's own model under `synapse serve` (host), "
+        "the offline extractive navigator on the CLI and the dashboard.",
+    )
     embedding_model: str | None = Field(
         None,
         description="minilm-onnx (the default when None), minilm-torch (the torch extra), or a model folder.",

@@ -55,6 +55,27 @@ class NotFound(InvalidInput):
     hint = "`synapse search QUERY` lists the ids that exist"
 
 
+class TurnInvalid(InvalidInput):
+    """A pending-turn token this server did not issue, altered, unreadable, or whose record is gone or changed."""
+
+    kind = "turn_invalid"
+    hint = "ask the question again: navigate with question=… starts a new turn"
+
+
+class TurnExpired(InvalidInput):
+    """A pending-turn token past its expiry (``navigate.turn_ttl_s``)."""
+
+    kind = "turn_expired"
+    hint = "ask the question again: navigate with question=… starts a new turn"
+
+
+class TurnUsed(InvalidInput):
+    """A pending-turn token whose step was already answered: each step takes exactly one reply."""
+
+    kind = "turn_used"
+    hint = "continue with the newest turn token, or ask the question again"
+
+
 class WriteRefused(SynapseError):
     """A write was asked of a write-free server."""
 

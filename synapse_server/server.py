@@ -30,12 +30,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ContentBlock, ResourceLink, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from synapse_server import __version__
 from synapse_server import apps as answer_card
+from synapse_server.actions.caller import calling_client, client_name
 from synapse_server.actions.deps import _INJECTED, Deps, ServerSettings
+from synapse_server.actions.envelopes import URI_TEMPLATE
 from synapse_server.actions.progress import reporting
 from synapse_server.dispatch import Dispatcher, Outcome
 from synapse_server.errors import SynapseError
@@ -53,7 +55,7 @@ INSTRUCTIONS = (
     "(practice), the zettelkasten of cited notes (canon), pinned code and hashed experiment runs - and abstains "
     "when that evidence does not license an answer. Use its one tool, synapse(action=...)."
 )
-OFFLINE_PROVIDERS = frozenset({"extractive", "script"})
+OFFLINE_PROVIDERS = frozenset({"extractive", "script", "host"})
 
 
 class ToolResult(BaseModel):
@@ -69,13 +71,21 @@ class SynapseTool(Tool):
     """The SDK tool whose ``run`` passes raw arguments to the dispatcher (see the module docstring)."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
-        with reporting(getattr(context, "report_progress", None)):  # build reports progress through it
+        # build reports progress through the reporter; a host-navigated turn names the client's model
+        with reporting(getattr(context, "report_progress", None)), calling_client(client_name(context)):
             outcome: Outcome = await self.fn(arguments)
-        return CallToolResult(
-            content=[TextContent(type="text", text=outcome.text())],
-            structured_content=outcome.payload,
-            is_error=outcome.is_error,
-        )
+        content: list[ContentBlock] = [TextContent(type="text", text=outcome.text())]
+        link = outcome.payload.get("envelope_resource")
+        if isinstance(link, str):
+            content.append(
+                ResourceLink(
+                    uri=link,
+                    name="navigate-envelope",
+                    title="The evidence this navigate turn read",
+                    mime_type="text/plain",
+                )
+            )
+        return CallToolResult(content=content, structured_content=outcome.payload, is_error=outcome.is_error)
 
 
 def build_server(
@@ -99,6 +109,39 @@ def build_server(
     tool.parameters = input_schema(dispatcher)
     answer_card.declare(tool)  # optional MCP Apps layer: hosts that render apps draw navigate's card
 
+    server_lifespan = _lifespan(deps)
+    server = MCPServer(
+        "synapse",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        tools=[tool],
+        lifespan=server_lifespan,
+        log_level="WARNING",
+        extensions=[answer_card.extension()],
+    )
+    _serve_envelopes(server, deps)
+    return server
+
+
+def _serve_envelopes(server: MCPServer[Any], deps: Deps) -> None:
+    """``synapse://turns/<id>/envelope``: the evidence a recent navigate turn read, while this server runs."""
+
+    def envelope(turn_id: str) -> str:
+        text = deps.envelopes.get(turn_id)
+        if text is None:
+            raise ValueError(f"no envelope for turn {turn_id[:40]!r}: it is older than this server or unknown")
+        return text
+
+    server.resource(
+        URI_TEMPLATE,
+        name="navigate-envelope",
+        title="Navigate envelope",
+        description="The rendered evidence a navigate turn read (kept for the server's newest turns).",
+        mime_type="text/plain",
+    )(envelope)
+
+
+def _lifespan(deps: Deps) -> Any:
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
         try:
@@ -111,15 +154,7 @@ def build_server(
             await deps.runner.aclose()
             deps.close()
 
-    return MCPServer(
-        "synapse",
-        instructions=INSTRUCTIONS,
-        version=__version__,
-        tools=[tool],
-        lifespan=lifespan,
-        log_level="WARNING",
-        extensions=[answer_card.extension()],
-    )
+    return lifespan
 
 
 def serve(settings: ServerSettings, *, embedder: TextEncoder | None = None, embedder_spec: object = _INJECTED) -> None:
@@ -162,26 +197,37 @@ def tool_description(dispatcher: Dispatcher) -> str:
     """What the calling agent reads: which action each user phrasing triggers (the seed's table), then details."""
     lines = [
         "Answers from this project's own evidence, abstaining when it does not license an answer, and compares "
-        "practice (the memory tree of decisions and experiments) with canon (the zettelkasten of cited notes). "
-        "Pass action=<name> plus its parameters; the schema says which action takes which.",
+        "practice (the memory tree) with canon (the zettelkasten of cited notes). Pass action=<name> and its "
+        "parameters.",
         "",
         "When the user says ... use (required parameters):",
     ]
     for action, spec in dispatcher.table.items():
         said = ", ".join(f'"{s}"' for s in spec.say)
-        required = [n for n in spec.public_fields() if spec.params.model_fields[n].is_required()]
-        lines.append(f"- {action} ({', '.join(required)}): {said}" if required else f"- {action}: {said}")
+        required = spec.signature or ", ".join(
+            n for n in spec.public_fields() if spec.params.model_fields[n].is_required()
+        )
+        lines.append(f"- {action} ({required}): {said}" if required else f"- {action}: {said}")
     lines += [
         *_overlay_guide(dispatcher),
         "",
         "Search to find, get to read in full before quoting, navigate for a cited answer. An abstention is a result: "
-        "report its reason, never answer from your own knowledge. Results are JSON with a one-line 'summary'; errors "
-        "are {'error': {kind, message, parameter}}. projects: omit = configured scope, [] = memory only.",
+        "report its reason, never answer from your own knowledge. Results are JSON with a 'summary'; errors are "
+        "{'error': {kind, message, parameter}}. projects: omit = configured scope, [] = memory only.",
+        HOST_NAVIGATION,
         "",
         "Details:",
         *(f"- {action}: {spec.does}" for action, spec in dispatcher.table.items()),
     ]
     return "\n".join(lines)
+
+
+HOST_NAVIGATION = (
+    'navigate may return verdict "pending": you are then its navigator. Read its prompt, write the '
+    "@memdsl.out/2 artifact it asks for, call navigate with turn=<turn> reply=<artifact>; repeat until a "
+    "verdict (code checks every claim)."
+)
+"""What a host model must know to navigate itself (``model: host``); inside the 2,048 characters hosts show."""
 
 
 def _overlay_guide(dispatcher: Dispatcher) -> list[str]:
@@ -193,7 +239,7 @@ def _overlay_guide(dispatcher: Dispatcher) -> list[str]:
         '"build the claim links", "align practice to claims": build kind="claim". A bare "synthesize" means build; '
         '"synthesize the cells" means synthesize. Run build before connections, matrix and search expand=true, and '
         'build kind="claim" before synthesize and debate; rebuild when a result says the overlay drifted. Only build '
-        "writes (.synapse/links/ alone); a write-free server refuses it.",
+        "writes (.synapse/links/); write-free servers refuse it.",
     ]
 
 

@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING
 from synapse_server.config import Workspace, load_workspace
 from synapse_server.models import ModelOptions, model_spec_from, resolve_model
 from synapse_server.models.base import Model
+from synapse_server.models.host import HostTranscript
 from synapse_server.names import refuse_unknown_projects
 from synapse_server.navigation.budgets import Budgets, resolve_budgets
+from synapse_server.navigation.pending import PendingStep, StaleStep
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.substrate import SeedHit, Substrate, assemble
 from synapse_server.navigation.surfaces import NavigateResult
 from synapse_server.navigation.timing import Timings, maybe
-from synapse_server.navigation.turn import run_turn
+from synapse_server.navigation.turn import run_host_turn, run_turn
 from synapse_server.navigation.view import Graph, MissingGap, View
 from synapse_server.stores import Stores
 
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from adapters.index import SyncStats
     from adapters.index.embedder import TextEncoder
 
-__all__ = ["Preloaded", "TurnInputs", "navigate_turn", "preload", "prepare_turn"]
+__all__ = ["Preloaded", "TurnInputs", "host_turn", "navigate_turn", "preload", "prepare_turn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,24 @@ def navigate_turn(
     return run_turn(
         request.question, inputs.view, inputs.substrate, inputs.model, inputs.budgets, voi=voi, timings=timings
     )
+
+
+def host_turn(
+    workspace_root: Path,
+    request: NavigateRequest,
+    host: HostTranscript,
+    *,
+    embedder: TextEncoder,
+    preloaded: Preloaded | None = None,
+    env: Mapping[str, str] | None = None,
+    timings: Timings | None = None,
+) -> NavigateResult | PendingStep | StaleStep:
+    """One step of a turn the host model navigates: the loop replayed over ``host``'s replies, then a verdict
+    or the next prompt (see :mod:`synapse_server.models.host`)."""
+    inputs = prepare_turn(
+        workspace_root, request, embedder=embedder, preloaded=preloaded, model=host.model(), env=env, timings=timings
+    )
+    return run_host_turn(request.question, inputs.view, inputs.substrate, inputs.model, inputs.budgets, timings=timings)
 
 
 def prepare_turn(

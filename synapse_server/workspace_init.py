@@ -47,7 +47,10 @@ runs: runs                     # runs/<run-id>/run.yaml -> data:runs:<run-id>
 #   - {kind: mlflow, path: mlruns}        # MLflow runs -> data:runs:<run id>
 #   - {kind: mem, path: memory}           # memdsl .mem files -> mem:mem:<declaration id>
 # cache: .angelo               # derived, disposable indexes; default .angelo when git-ignored, else the user cache
-model: extractive              # extractive | script:PATH | command:CMD | openai:MODEL | anthropic:MODEL | sampling
+# navigate's model. Unset: the MCP host's own model under `synapse serve` (host), the offline
+# extractive navigator on the CLI and the dashboard. Or: extractive | script:PATH | command:CMD |
+# openai:MODEL | anthropic:MODEL (see docs/models.md).
+# model: host
 write_free: false              # true refuses `build` (for read-only agents)
 navigate:
   timeout_s: 120

@@ -57,6 +57,9 @@ class ActionSpec:
     say: tuple[str, ...]
     writes: bool = False
     hidden: frozenset[str] = frozenset()
+    signature: str = ""
+    """The parameters the tool description names, where the schema's required list alone would not say
+    (navigate: a question starts a turn, turn and reply continue one)."""
 
     def public_fields(self) -> list[str]:
         return [name for name in self.params.model_fields if name not in self.hidden]

@@ -20,9 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from synapse_server.actions.envelopes import EnvelopeShelf
 from synapse_server.actions.freshness import Freshness, fingerprint
 from synapse_server.config import Workspace, load_workspace
+from synapse_server.host_turns.token import server_secret
 from synapse_server.isolation.runner import WorkerPool
+from synapse_server.models.spec import DEFAULT_SPEC, SERVE_DEFAULT_SPEC
 from synapse_server.stores import Stores, make_embedder
 
 if TYPE_CHECKING:
@@ -41,11 +44,16 @@ _INJECTED = object()
 
 @dataclass(frozen=True)
 class ServerSettings:
-    """How a server was started. ``model`` overrides the navigate model spec (CLI ``--model``), never the caller."""
+    """How a server was started. ``model`` overrides the navigate model spec (CLI ``--model``), never the caller.
+
+    ``default_model`` is navigate's model when neither ``model``, ``SYNAPSE_MODEL`` nor the config names one:
+    ``host`` under ``synapse serve`` (the MCP host's own model), ``extractive`` for the dashboard and tests.
+    """
 
     root: Path
     write_free: bool = False
     model: str | None = None
+    default_model: str = DEFAULT_SPEC
     prespawn: bool = True
     worker_env: Mapping[str, str] = field(default_factory=dict)
 
@@ -56,7 +64,7 @@ class ServerSettings:
         """Settings for ``synapse serve``: ``--write-free`` or ``SYNAPSE_WRITE_FREE=1`` turn write-free on."""
         env = os.environ if env is None else env
         flag = env.get(WRITE_FREE_ENV, "").strip().lower() in _TRUE
-        return cls(root=Path(root), write_free=write_free or flag, model=model)
+        return cls(root=Path(root), write_free=write_free or flag, model=model, default_model=SERVE_DEFAULT_SPEC)
 
 
 @dataclass
@@ -92,6 +100,10 @@ class Deps:
         self._loaded: _Loaded | None = None
         self._retired: list[HybridIndex] = []
         """Indexes of replaced loads, closed by the next holder of ``index_lock`` (one may be in use now)."""
+        self.envelopes = EnvelopeShelf()
+        """Recent navigate envelopes, served as resources instead of riding in every result."""
+        self.turn_secret = server_secret(self.worker_env())
+        """Signs pending host turns; random per server unless SYNAPSE_TURN_SECRET names one."""
         self.runner = WorkerPool(Path(settings.root), env=self.worker_env(), prespawn=settings.prespawn)
         """navigate's workers: forked per turn from one warm template, at most ``navigate.max_concurrent`` at once."""
 

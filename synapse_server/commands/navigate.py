@@ -17,13 +17,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from synapse_server.actions.navigate import with_summary
+from synapse_server.actions.navigate_output import with_summary
 from synapse_server.commands.options import add_root, workspace_root
 from synapse_server.commands.terminal import write_vetted
 from synapse_server.config import load_workspace
 from synapse_server.dispatch import result_payload
 from synapse_server.errors import InvalidInput
+from synapse_server.models import model_spec_from, parse_model_spec
 from synapse_server.navigation.request import NavigateRequest
+from synapse_server.navigation.turn import HOST_ELSEWHERE
 from synapse_server.present.terminal_card import render_card
 from synapse_server.stores import make_embedder
 from synapse_server.turn_inputs import navigate_turn
@@ -71,9 +73,13 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput(f"{parameter}: {first['msg']}", parameter=parameter) from None
     workspace = load_workspace(workspace_root(args))
     _ = workspace.cache_dir  # a folder that is not a workspace gets no cache: invalid input (exit 2), said up front
+    if parse_model_spec(model_spec_from(workspace.config.model, os.environ, request.model)).provider == "host":
+        raise InvalidInput(HOST_ELSEWHERE, parameter="model")
     result = navigate_turn(workspace.root, request, embedder=make_embedder(workspace))
     if args.json:
-        print(json.dumps(result_payload("navigate", with_summary(result)), indent=2, ensure_ascii=False))
+        payload = result_payload("navigate", with_summary(result))
+        payload.pop("envelope_resource", None)  # the CLI has no resources: its JSON keeps the envelope itself
+        print(json.dumps({**payload, "envelope": result.envelope}, indent=2, ensure_ascii=False))
     else:
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         width = shutil.get_terminal_size((88, 24)).columns

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None:
         parse_model_spec(args.model)
     settings = ServerSettings.from_environment(workspace.root, write_free=args.write_free, model=args.model)
-    origin = model_spec_origin(workspace.config.model, os.environ, settings.model)
+    origin = model_spec_origin(workspace.config.model, os.environ, settings.model, settings.default_model)
     if not origin.trusted:
         log.warning("%s", _model_line({"spec": origin.spec, "source": origin.source, "trusted": False}))
     if args.check:
@@ -102,7 +102,7 @@ def check_report(settings: ServerSettings) -> dict[str, Any]:
         workspace = deps.workspace()
         stores = deps.stores()
         counts = Counter(node.family for node in stores.nodes.values())
-        origin = model_spec_origin(workspace.config.model, os.environ, settings.model)
+        origin = model_spec_origin(workspace.config.model, os.environ, settings.model, settings.default_model)
         cache = workspace.cache_dir / INDEX_FILE
         backend = index_settings(workspace)
         shared = backend.backend == "postgres"
@@ -161,6 +161,8 @@ def report_lines(report: dict[str, Any]) -> list[str]:
 
 def _model_line(model: dict[str, Any]) -> str:
     line = f"model: {model['spec']} (from {model['source']}, {'trusted' if model['trusted'] else 'NOT trusted'})"
+    if model["spec"] == "host":
+        line += "; navigate hands its prompt to the MCP host's own model as a pending turn (docs/models.md)"
     if not model["trusted"]:
         line += (
             f"; a workspace config may not start a process or reach a network on its own: navigate, build and the "

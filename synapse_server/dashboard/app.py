@@ -23,6 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.config import load_workspace
 from synapse_server.dashboard import pages
 from synapse_server.dashboard.briefs import BriefCache
 from synapse_server.dashboard.chat import ChatAgent
@@ -30,8 +31,9 @@ from synapse_server.dashboard.history import History
 from synapse_server.dashboard.runs import Runs
 from synapse_server.dashboard.security import SecurityHeaders, TokenGuard, form_token, new_token
 from synapse_server.dispatch import Dispatcher
-from synapse_server.errors import ConfigError
-from synapse_server.models import model_spec_from
+from synapse_server.errors import ConfigError, SynapseError
+from synapse_server.models import model_spec_from, parse_model_spec
+from synapse_server.models.spec import DEFAULT_SPEC
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder
@@ -55,11 +57,23 @@ class DashboardConfig:
     prespawn: bool = True
 
 
+def _navigable(root: Path, model: str | None) -> str | None:
+    """The dashboard's navigate model: ``host`` (a config's choice for MCP hosts) has no host to answer here, so
+    the dashboard navigates with the offline extractive model instead, as it does when nothing is configured."""
+    try:
+        spec = model_spec_from(load_workspace(root).config.model, os.environ, model)
+    except SynapseError:  # the first call reports it
+        return model
+    return DEFAULT_SPEC if parse_model_spec(spec).provider == "host" else model
+
+
 class Dashboard:
     """What the pages share: the dispatcher, the history, the running turns, the kept briefs and the chat."""
 
     def __init__(self, config: DashboardConfig, embedder: TextEncoder | None = None) -> None:
-        settings = ServerSettings(root=config.root, write_free=True, model=config.model, prespawn=config.prespawn)
+        settings = ServerSettings(
+            root=config.root, write_free=True, model=_navigable(config.root, config.model), prespawn=config.prespawn
+        )
         self.config = config
         self.deps = Deps(settings, embedder=embedder)
         self.dispatcher = Dispatcher(self.deps)
@@ -70,7 +84,7 @@ class Dashboard:
         try:
             spec, refusal = config.chat_model or model_spec_from(workspace.config.model, os.environ, config.model), None
         except ConfigError as error:  # a config's model it may not run: the pages stay up, the model calls refuse
-            spec, refusal = workspace.config.model, error.message
+            spec, refusal = workspace.config.model or DEFAULT_SPEC, error.message
         self.chat = ChatAgent(spec, self.dispatcher, self.history, cwd=workspace.root, refusal=refusal)
 
     async def warm(self) -> None:

@@ -34,6 +34,7 @@ from synapse_server.dashboard.history import Entry, History
 from synapse_server.dashboard.runs import navigate_once
 from synapse_server.dispatch import Dispatcher
 from synapse_server.models import Model, ModelError, parse_model_spec, resolve_model
+from synapse_server.models.spec import NO_MODEL_OUTSIDE_NAVIGATE
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ class ChatAgent:
 
     @property
     def offline(self) -> bool:
-        return parse_model_spec(self.spec).provider == "extractive"
+        return parse_model_spec(self.spec).provider in NO_MODEL_OUTSIDE_NAVIGATE
 
     @property
     def busy(self) -> bool:

@@ -18,7 +18,7 @@ __all__ = ["configured_model", "failure_result", "signal_name"]
 
 
 def configured_model(
-    config_model: str, env: Mapping[str, str], override: str | None, cwd: Path | None = None
+    config_model: str | None, env: Mapping[str, str], override: str | None, cwd: Path | None = None
 ) -> ModelInfo:
     """The identity the turn's model reports, as the turn would build it (cwd = the workspace root).
 

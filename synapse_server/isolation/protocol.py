@@ -8,7 +8,10 @@ Messages (each has a ``type``)::
 
     worker -> parent  {"type": "ready"}                            warm-up done (interpreter, model, stores)
     parent -> worker  {"type": "navigate", "request": {...}}       one NavigateRequest, exactly once
+                      (+ "host": {"client", "replies", "digests"}  a step of a host-navigated turn)
     worker -> parent  {"type": "result", "result": {...}}          a NavigateResult (answer, abstain or failure)
+    worker -> parent  {"type": "pending", "pending": {...}}        a host step's next prompt (a PendingStep)
+    worker -> parent  {"type": "stale", "step": k}                 the replay met other evidence at step k
     worker -> parent  {"type": "error", "kind": ..., "message": ..., "exit_code": ..., "parameter": ...}
                                                                     a typed SynapseError (bad config, bad spec)
     worker -> parent  {"type": "failure", "halted_reason": ..., "detail": ...}

@@ -34,8 +34,12 @@ from synapse_server.children import kill_group
 from synapse_server.errors import SynapseError
 from synapse_server.isolation.outcomes import failure_result, signal_name
 from synapse_server.isolation.protocol import MAX_LINE_BYTES, ProtocolError, decode, encode
+from synapse_server.models.host import HostTranscript
+from synapse_server.navigation.pending import PendingStep, StaleStep
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult
+
+StepResult = NavigateResult | PendingStep | StaleStep
 
 log = logging.getLogger(__name__)
 
@@ -176,10 +180,13 @@ class Turn:
         self._stream = stream
         self._lines = lines
 
-    async def exchange(self, request: NavigateRequest) -> dict[str, Any]:
+    async def exchange(self, request: NavigateRequest, host: HostTranscript | None = None) -> dict[str, Any]:
         """Send the request and return the turn's final message; raises :class:`WorkerDied` on a silent end."""
+        sent: dict[str, Any] = {"type": "navigate", "request": request.model_dump(mode="json")}
+        if host is not None:
+            sent["host"] = host.model_dump(mode="json")
         try:
-            await self._stream.send(encode({"type": "navigate", "request": request.model_dump(mode="json")}))
+            await self._stream.send(encode(sent))
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             raise WorkerDied(None) from None
         while True:
@@ -272,6 +279,34 @@ class WorkerPool:
         The timeout counts from the moment the turn starts: neither the wait for a free slot nor the template's
         one-time warm-up (bounded by :data:`WARM_UP_LIMIT_S`) counts against it.
         """
+        result = await self._queued(request, None, timeout_s, model, max_concurrent, progress)
+        if isinstance(result, NavigateResult):
+            return result
+        log.error("navigate worker suspended a turn that no host navigates")
+        return failure_result("internal-error", "the navigate worker sent an unexpected message", model)
+
+    async def run_host_step(
+        self,
+        request: NavigateRequest,
+        host: HostTranscript,
+        *,
+        timeout_s: float,
+        model: ModelInfo,
+        max_concurrent: int | None = None,
+        progress: Reporter | None = None,
+    ) -> StepResult:
+        """One step of a host-navigated turn, isolated like any turn: a verdict, the next prompt, or stale."""
+        return await self._queued(request, host, timeout_s, model, max_concurrent, progress)
+
+    async def _queued(
+        self,
+        request: NavigateRequest,
+        host: HostTranscript | None,
+        timeout_s: float,
+        model: ModelInfo,
+        max_concurrent: int | None,
+        progress: Reporter | None,
+    ) -> StepResult:
         limiter = self._capacity(max_concurrent)
         queued = limiter.available_tokens < 1
         if queued and progress is not None:
@@ -280,16 +315,18 @@ class WorkerPool:
         async with limiter:
             if queued and progress is not None:
                 await progress(1, None, "navigate turn started")
-            return await self._run(request, timeout_s, model)
+            return await self._run(request, host, timeout_s, model)
 
-    async def _run(self, request: NavigateRequest, timeout_s: float, model: ModelInfo) -> NavigateResult:
+    async def _run(
+        self, request: NavigateRequest, host: HostTranscript | None, timeout_s: float, model: ModelInfo
+    ) -> StepResult:
         turn: Turn | None = None
         try:
             with anyio.fail_after(WARM_UP_LIMIT_S):
                 turn = await self._fork()
             self._active.add(turn)
             with anyio.fail_after(timeout_s):
-                message = await turn.exchange(request)
+                message = await turn.exchange(request, host)
         except TimeoutError:
             if turn is None:
                 detail = f"the navigate worker did not warm up within {WARM_UP_LIMIT_S:g} s"
@@ -367,8 +404,16 @@ def _death(returncode: int | None, model: ModelInfo) -> NavigateResult:
     )
 
 
-def _interpret(message: dict[str, Any], model: ModelInfo) -> NavigateResult:
+def _interpret(message: dict[str, Any], model: ModelInfo) -> StepResult:
     kind = message["type"]
+    if kind in ("pending", "stale"):
+        try:
+            if kind == "pending":
+                return PendingStep.model_validate(message.get("pending"))
+            return StaleStep.model_validate({"step": message.get("step")})
+        except ValidationError:
+            log.exception("navigate worker sent a malformed %s step", kind)
+            return failure_result("internal-error", "the navigate worker sent a malformed result", model)
     if kind == "result":
         try:
             return NavigateResult.model_validate(message.get("result"))

@@ -304,6 +304,8 @@ def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[
         if message["type"] != "navigate":
             raise ProtocolError(f"unexpected message type {message['type']!r}")
         request = NavigateRequest.model_validate(message.get("request"))
+        if message.get("host") is not None:
+            return _host_step(root, request, message["host"], warm)
         if job is not None:
             from synapse_server.isolation.faults import run_job
 
@@ -333,6 +335,23 @@ def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[
             "halted_reason": "internal-error",
             "detail": f"internal error ({type(exc).__name__})",
         }
+
+
+def _host_step(root: Path, request: Any, host: object, warm: Warm | None) -> dict[str, Any]:
+    """One step of a host-navigated turn: a verdict (``result``), the next prompt (``pending``) or ``stale``."""
+    from synapse_server.models.host import HostTranscript
+    from synapse_server.navigation.pending import PendingStep, StaleStep
+    from synapse_server.turn_inputs import host_turn
+
+    if warm is None:
+        return {"type": "failure", "halted_reason": "internal-error", "detail": "the navigation engine is not ready"}
+    transcript = HostTranscript.model_validate(host)
+    outcome = host_turn(root, request, transcript, embedder=_embedder_for(root, warm), preloaded=warm.preloaded)
+    if isinstance(outcome, PendingStep):
+        return {"type": "pending", "pending": outcome.model_dump(mode="json")}
+    if isinstance(outcome, StaleStep):
+        return {"type": "stale", "step": outcome.step}
+    return {"type": "result", "result": outcome.model_dump(mode="json")}
 
 
 def _embedder_for(root: Path, warm: Warm) -> Any:

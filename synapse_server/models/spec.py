@@ -22,6 +22,7 @@ from synapse_server.models.anthropic_api import AnthropicModel
 from synapse_server.models.base import Model, ModelOptions
 from synapse_server.models.command import CommandModel, split_command
 from synapse_server.models.errors import ModelMisconfigured, ModelSpecError
+from synapse_server.models.host import HostModel
 from synapse_server.models.openai_compat import OpenAIModel
 from synapse_server.models.script import ScriptModel
 
@@ -31,6 +32,12 @@ TRUST_ENV = "SYNAPSE_TRUST_WORKSPACE_MODEL"
 OUTSIDE_PROVIDERS = frozenset({"command", "openai", "anthropic"})
 """Providers that run a process or send the prompt over a network: a committed config alone cannot choose them."""
 _TRUE = frozenset({"1", "true", "yes", "on"})
+DEFAULT_SPEC = "extractive"
+"""The model when nothing names one, on the CLI and the dashboard; ``synapse serve`` defaults to ``host``."""
+SERVE_DEFAULT_SPEC = "host"
+NO_MODEL_OUTSIDE_NAVIGATE = frozenset({"extractive", "host"})
+"""Specs under which build's typer and the lenses work deterministically: the extractive navigator is not a
+typer, and the host model is reached only through navigate's pending turns."""
 EXTRACTIVE_MODULE = "synapse_server.models.extractive"
 
 
@@ -65,6 +72,11 @@ def _extractive(argument: str | None, context: _Context) -> Model:
     return model
 
 
+def _host(argument: str | None, context: _Context) -> Model:
+    """A host model with no replies yet: its first call suspends the turn; the MCP layer replays the rest."""
+    return HostModel("")
+
+
 def _script(argument: str | None, context: _Context) -> Model:
     assert argument is not None
     return ScriptModel(context.cwd / argument, label=argument)
@@ -93,6 +105,7 @@ def _anthropic(argument: str | None, context: _Context) -> Model:
 # provider -> (takes an argument?, what the argument is, factory)
 _PROVIDERS: Mapping[str, tuple[bool, str, Callable[[str | None, _Context], Model]]] = {
     "extractive": (False, "", _extractive),
+    "host": (False, "", _host),
     "script": (True, "a file path", _script),
     "command": (True, "a command line", _command),
     "openai": (True, "a model name", _openai),
@@ -159,12 +172,14 @@ class SpecOrigin:
     """
 
     spec: str
-    source: Literal["--model", "env", "config"]
+    source: Literal["--model", "env", "config", "default"]
     trusted: bool
 
 
-def model_spec_origin(config_value: str, env: Mapping[str, str], cli_value: str | None) -> SpecOrigin:
-    """CLI ``--model`` over env ``SYNAPSE_MODEL`` over config ``model:``, with the trust verdict.
+def model_spec_origin(
+    config_value: str | None, env: Mapping[str, str], cli_value: str | None, default: str = DEFAULT_SPEC
+) -> SpecOrigin:
+    """CLI ``--model`` over env ``SYNAPSE_MODEL`` over config ``model:`` over ``default``, with the trust verdict.
 
     A blank ``SYNAPSE_MODEL`` counts as unset (as shells leave it); a CLI value
     is taken as given, so an explicit but empty ``--model`` fails to parse
@@ -175,6 +190,8 @@ def model_spec_origin(config_value: str, env: Mapping[str, str], cli_value: str 
     from_env = env.get(ENV_VAR, "")
     if from_env.strip():
         return SpecOrigin(from_env, "env", True)
+    if config_value is None:
+        return SpecOrigin(default, "default", True)
     provider = config_value.strip().partition(":")[0]
     return SpecOrigin(config_value, "config", provider not in OUTSIDE_PROVIDERS or trusts_workspace(env))
 
@@ -185,9 +202,11 @@ def trusts_workspace(env: Mapping[str, str]) -> bool:
     return env.get(TRUST_ENV, "").strip().lower() in _TRUE
 
 
-def model_spec_from(config_value: str, env: Mapping[str, str], cli_value: str | None) -> str:
+def model_spec_from(
+    config_value: str | None, env: Mapping[str, str], cli_value: str | None, default: str = DEFAULT_SPEC
+) -> str:
     """The spec in force (see :func:`model_spec_origin`); an untrusted one is a :class:`ConfigError` naming ``model``."""
-    origin = model_spec_origin(config_value, env, cli_value)
+    origin = model_spec_origin(config_value, env, cli_value, default)
     if not origin.trusted:
         provider = origin.spec.strip().partition(":")[0]
         raise ConfigError(

@@ -1,9 +1,16 @@
 """The bounded navigation loop: prompt, model, strict parse, actions, route — within hard budgets.
 
 One model turn, at most one parse repair, at most one re-navigation after a
-refutation or low coverage. The token estimate (provider usage when given,
-else characters / 4) is checked before every model call; hop and node caps
-bound every action. ``halted_reason`` is always set.
+refutation or low coverage, and up to two read rounds (an abstention that
+asks to read: its actions run and the model gets another turn, without using
+up the re-navigation an answer may need later). The token estimate (provider
+usage when given, else characters / 4) is checked before every model call;
+hop and node caps bound every action. ``halted_reason`` is always set.
+
+A model whose reply comes later (the MCP host's own model, see
+:mod:`synapse_server.models.host`) raises :class:`ReplyPending` from its
+call: the loop then stops with ``halted_reason`` ``pending`` and the prompt
+the host must answer, and a later call replays the loop to that point.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from dataclasses import dataclass, field
 
 from memdsl import Abstention, MemDSLParseError, Output, parse_output, serialize_render, serialize_response
 from synapse_server.models.base import Completion, Model
+from synapse_server.models.host import ReplyPending
 from synapse_server.navigation.budgets import Budgets
 from synapse_server.navigation.claims import Decision
 from synapse_server.navigation.envelope import render_envelope
@@ -25,6 +33,8 @@ from synapse_server.navigation.voi import POLICIES
 
 MAX_REPAIRS = 1
 MAX_RENAVIGATIONS = 1
+MAX_READ_ROUNDS = 2
+"""Abstentions that only ask to read (actions above ``@abstain``); expand and join in them still spend hops."""
 IN_LOOP_HOPS = 1
 """Model turns that may expand or join; the re-navigation turn may not expand again (it then halts ``hops``)."""
 RENAVIGATE_ON = frozenset({"false-premise", "low-coverage"})
@@ -41,8 +51,15 @@ class LoopOutcome:
     hops: int = 0
     renavigations: int = 0
     parse_repairs: int = 0
+    read_rounds: int = 0
+    retries: int = 0
+    """Re-navigations after a refused answer (capped by ``MAX_RENAVIGATIONS``); ``renavigations`` also counts
+    the read rounds, as every model call after the first that is not a parse repair."""
     loop_break: str = ""
     envelopes: list[str] = field(default_factory=list)
+    pending: ReplyPending | None = None
+    """Set with ``halted_reason`` ``pending``: the prompt a host model must answer for the turn to go on."""
+    hops_left: int = 0
 
 
 def estimate_tokens(text: str) -> int:
@@ -82,8 +99,13 @@ def run_loop(
                 return _finish(outcome, outcome.decision)
             return _halt(outcome, "budget", "the token budget does not cover another model call")
         system, turn = split_prompt(prompt)
-        with maybe(timings, "model"):
-            completion = model.complete(turn, system=system)
+        outcome.hops_left = hops_left
+        try:
+            with maybe(timings, "model"):
+                completion = model.complete(turn, system=system)
+        except ReplyPending as pending:
+            outcome.pending = pending
+            return _halt(outcome, "pending", f"step {pending.step} waits for the host model's reply")
         outcome.tokens_spent += _cost(prompt, completion)
         if renavigating:
             outcome.renavigations += 1
@@ -120,17 +142,35 @@ def run_loop(
                 decision = route(output.terminal, outcome.view, output.version)
         outcome.decision = decision
         abstained = isinstance(output.terminal, Abstention)
-        wants_more = decision.verdict == "abstain" and bool(set(decision.reasons) & RENAVIGATE_ON)
-        # A model that abstains while asking to read (actions above @abstain) gets its turn whatever the label.
-        wants_more = wants_more or (abstained and bool(actions))
-        if wants_more and outcome.renavigations < MAX_RENAVIGATIONS and (actions or decision.claims):
+        reading = abstained and bool(actions)  # a read round: the model asked for evidence before answering
+        refused = decision.verdict == "abstain" and bool(set(decision.reasons) & RENAVIGATE_ON) and not abstained
+        if reading and outcome.read_rounds < MAX_READ_ROUNDS:
+            outcome.read_rounds += 1
+        elif refused and outcome.retries < MAX_RENAVIGATIONS and decision.claims:
+            outcome.retries += 1
+        else:
+            reading = refused = False
+        if reading or refused:
             renavigating = True
             response = serialize_response(execution.response)
-            extra = renavigation_note(response, ", ".join(decision.reasons), decision.problems, abstained=abstained)
+            last = _last_call(outcome)
+            extra = renavigation_note(
+                response, ", ".join(decision.reasons), decision.problems, abstained=abstained, last=last
+            )
             continue
         if decision.verdict == "abstain" and execution.refused and any("hop budget" in r for r in execution.refused):
             return _halt(outcome, "hops", "the hop budget ran out before the answer was licensed")
         return _finish(outcome, decision)
+
+
+def _last_call(outcome: LoopOutcome) -> bool:
+    """Whether the coming model call is the last one whatever it says: no repair, read round or
+    re-navigation is left after it."""
+    return (
+        outcome.parse_repairs >= MAX_REPAIRS
+        and outcome.read_rounds >= MAX_READ_ROUNDS
+        and outcome.retries >= MAX_RENAVIGATIONS
+    )
 
 
 def _finish(outcome: LoopOutcome, decision: Decision) -> LoopOutcome:

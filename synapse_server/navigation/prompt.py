@@ -85,9 +85,16 @@ def split_prompt(prompt: str) -> tuple[str | None, str]:
 
 
 def renavigation_note(
-    response_text: str, finding: str, problems: tuple[str, ...] = (), *, abstained: bool = False
+    response_text: str,
+    finding: str,
+    problems: tuple[str, ...] = (),
+    *,
+    abstained: bool = False,
+    last: bool = True,
 ) -> str:
-    """The one re-navigation: what failed, claim by claim, and what the actions returned."""
+    """What the model reads after a read round or a refused answer: what failed, claim by claim, and what its
+    actions returned. ``last`` says whether this is the final call; a model told so when it is not would stop
+    reading too early, and one never told would not know to commit."""
     if abstained:
         head = f"You abstained ({finding}) and asked for evidence; your actions ran."
     else:
@@ -97,10 +104,18 @@ def renavigation_note(
         lines.append("What failed (claim: rule: details):")
         lines.extend(f"- {problem}" for problem in problems)
     lines.extend(("Your actions returned:", response_text.rstrip(), "=== END PREVIOUS TURN ==="))
-    lines.append(
-        "This is your last turn: fix what failed using the evidence above (copy sentences, or keep every word "
-        "supported), or abstain with the label that fits."
-    )
+    if last:
+        lines.append(
+            "This is your last turn: fix what failed using the evidence above (copy sentences, or keep every word "
+            "supported), or abstain with the label that fits."
+        )
+    elif abstained:
+        lines.append("Answer from the evidence above, read more (actions above @abstain), or abstain.")
+    else:
+        lines.append(
+            "Fix what failed using the evidence above (copy sentences, or keep every word supported), or abstain "
+            "with the label that fits."
+        )
     return "\n".join(lines)
 
 

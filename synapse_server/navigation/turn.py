@@ -12,15 +12,22 @@ from __future__ import annotations
 
 from synapse_server.models.base import Model
 from synapse_server.models.errors import ModelError
+from synapse_server.models.host import StaleTurn
 from synapse_server.navigation.budgets import Budgets
 from synapse_server.navigation.loop import LoopOutcome, run_loop
+from synapse_server.navigation.pending import PendingStep, StaleStep
 from synapse_server.navigation.projector import IntegrityError, answer_surface, trace_surface
 from synapse_server.navigation.substrate import Substrate
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, Telemetry, failure_result
 from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.view import View
 
-__all__ = ["guardrail_result", "project", "run_turn"]
+__all__ = ["guardrail_result", "project", "run_host_turn", "run_turn"]
+
+HOST_ELSEWHERE = (
+    "the host model answers only through an MCP host's navigate calls (synapse serve); "
+    "here use --model extractive or another provider"
+)
 
 
 def run_turn(
@@ -34,13 +41,51 @@ def run_turn(
     timings: Timings | None = None,
 ) -> NavigateResult:
     """The loop over an assembled view, projected; ``voi`` picks the advisory focus policy."""
+    result = run_host_turn(question, view, substrate, model, budgets, voi=voi, timings=timings)
+    if isinstance(result, NavigateResult):
+        return result
+    info = ModelInfo(provider=model.identity.provider, id=model.identity.id)
+    return failure_result("internal-error", HOST_ELSEWHERE, info)
+
+
+def run_host_turn(
+    question: str,
+    view: View,
+    substrate: Substrate,
+    model: Model,
+    budgets: Budgets,
+    *,
+    voi: str = "minimal",
+    timings: Timings | None = None,
+) -> NavigateResult | PendingStep | StaleStep:
+    """:func:`run_turn` for a model that may suspend the turn (``host``): a verdict, or where it stopped."""
     info = ModelInfo(provider=model.identity.provider, id=model.identity.id)
     try:
         outcome = run_loop(question, view, substrate, model, budgets, voi=voi)
     except ModelError as error:
         return failure_result("internal-error", f"the model provider failed: {error.kind}", info)
+    except StaleTurn as stale:
+        return StaleStep(step=stale.step)
+    if outcome.pending is not None:
+        return _pending(outcome, budgets, info)
     with maybe(timings, "project"):
         return project(outcome, info)
+
+
+def _pending(outcome: LoopOutcome, budgets: Budgets, info: ModelInfo) -> PendingStep:
+    pending = outcome.pending
+    assert pending is not None
+    return PendingStep(
+        step=pending.step,
+        system=pending.prompt.system or "",
+        prompt=pending.prompt.text,
+        digest=pending.digest,
+        tokens_spent=outcome.tokens_spent,
+        tokens_left=max(0, budgets.token_budget - outcome.tokens_spent),
+        hops_left=outcome.hops_left,
+        envelope=outcome.envelopes[-1] if outcome.envelopes else "",
+        model=info,
+    )
 
 
 def project(outcome: LoopOutcome, model: ModelInfo) -> NavigateResult:

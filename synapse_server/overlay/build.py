@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from synapse_server.config import Workspace
 from synapse_server.errors import InvalidInput
 from synapse_server.models import Model, model_spec_from, parse_model_spec, resolve_model
+from synapse_server.models.spec import NO_MODEL_OUTSIDE_NAVIGATE
 from synapse_server.overlay.candidates import NEIGHBOURS, Candidate, find_candidates
 from synapse_server.overlay.model import KINDS, ClaimStrength, Link, Overlay, OverlayKind
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
@@ -157,7 +158,7 @@ def typer_model(workspace: Workspace, spec: str | None, env: Mapping[str, str] |
     it is not a typer, and the extractive typer needs nothing from it.
     """
     parsed = parse_model_spec(model_spec_from(workspace.config.model, os.environ if env is None else env, spec))
-    if parsed.provider == "extractive":
+    if parsed.provider in NO_MODEL_OUTSIDE_NAVIGATE:
         return None
     return resolve_model(parsed, cwd=workspace.root, env=env)
 

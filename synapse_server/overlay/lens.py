@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from synapse_server.config import Workspace
 from synapse_server.errors import InvalidInput
 from synapse_server.models import Model, model_spec_from, parse_model_spec, resolve_model
+from synapse_server.models.spec import NO_MODEL_OUTSIDE_NAVIGATE
 from synapse_server.names import check_project_names
 from synapse_server.navigation.atoms import sentence_units
 from synapse_server.overlay.model import Drift, OverlayKind
@@ -113,7 +114,7 @@ def lens_model(
         return model
     text = model_spec_from(workspace.config.model, os.environ if env is None else env, spec)
     parsed = parse_model_spec(text)
-    if parsed.provider == "extractive":
+    if parsed.provider in NO_MODEL_OUTSIDE_NAVIGATE:
         return None
     return resolve_model(parsed, cwd=workspace.root, env=env)
 

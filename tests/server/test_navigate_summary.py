@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from synapse_server.actions.navigate import SUMMARY_CHARS, summarize
+from synapse_server.actions.navigate_output import SUMMARY_CHARS, summarize
 from synapse_server.navigation.surfaces import AnswerCitation, AnswerSurface, ModelInfo, NavigateResult
 
 ADDRESS = "mem:tree:deci-c3d4e5f6"

@@ -29,6 +29,8 @@ PARAMETERS = {
     "expand",
     "synthesize",
     "min_confidence",
+    "turn",
+    "reply",
 }
 ACTIONS = ["navigate", "search", "frame", "get", "connections", "matrix", "synthesize", "debate", "build"]
 
@@ -51,7 +53,8 @@ async def test_the_input_schema_lists_every_action_and_parameter_with_a_descript
         assert prop.get("description"), name
     assert schema["properties"]["limit"]["minimum"] == 1 and schema["properties"]["limit"]["maximum"] == 100
     assert schema["properties"]["hops"]["minimum"] == -1
-    assert "navigate (required)" in schema["properties"]["question"]["description"]
+    assert "Used by: navigate, frame (required)" in schema["properties"]["question"]["description"]
+    assert "continue" in schema["properties"]["turn"]["description"]  # a host model's reply to a pending turn
 
 
 async def test_the_tool_is_closed_world_for_an_offline_model_and_not_read_only_because_build_writes(

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, ResourceLink, TextContent
 
 from synapse_server.models import resolve_model
 
@@ -24,8 +24,11 @@ async def call(server: MCPServer[Any], **arguments: Any) -> CallToolResult:
 def payload(result: CallToolResult) -> dict[str, Any]:
     """The structured content, after checking the text copy is the same JSON and a summary is present."""
     assert result.structured_content is not None
-    assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
+    assert isinstance(result.content[0], TextContent)
     assert json.loads(result.content[0].text) == result.structured_content
+    links = [block.uri for block in result.content[1:] if isinstance(block, ResourceLink)]
+    assert len(links) == len(result.content) - 1, "after the text only resource links"
+    assert links == ([result.structured_content["envelope_resource"]] if links else [])
     assert isinstance(result.structured_content.get("summary"), str) and result.structured_content["summary"]
     return result.structured_content
 
