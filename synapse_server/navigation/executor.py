@@ -3,6 +3,10 @@
 Topologic actions (expand, join) first, then parametric (ground), then prune.
 Every action is bounded by the node cap and the hop budget; an action that
 cannot run is reported as a gap in the ACTION-RESPONSE, never an exception.
+An expand or join that admits nothing says why in a gap, so the model's next
+move is informed: the node has no relation that reaches a node (or no path of
+at most ``MAX_JOIN_PATH`` edges joins the pair), everything it reaches is
+already shown, or the target has no relations at all and cannot be expanded.
 A verifier can only weaken a node (a refuted quote), never strengthen it: a
 quote verifier call without a quote is ``unverifiable``.
 """
@@ -63,19 +67,26 @@ def execute(
         targets = [_resolve_ref(view, ref) for ref in action.args]
         if any(t is None for t in targets):
             refused.append(f"{action.verb}: unknown ref {', '.join(action.args)}")
+            problems.extend(_unknown_ref_gaps(view, action.verb, action.args))
             continue
         addresses = [t for t in targets if t is not None]
         if action.verb in ("expand", "join"):
+            call = f"{action.verb}({', '.join(view.ref_of(a) for a in addresses)})"
             if hops_left <= 0:
                 refused.append(f"{action.verb}: hop budget exhausted")
+                problems.append(_gap(addresses[0], f"{call} not run: no expand/join round is left"))
                 continue
             topologic = True
-            new = _expand(view, addresses) if action.verb == "expand" else _join(view, addresses)
-            if action.verb == "join" and not new and not _connected(view, addresses):
-                problems.append(Gap("missing", parse_address(addresses[0]), "no relation joins these nodes"))
+            if action.verb == "expand":
+                new = _expand(view, addresses)
+                problems.extend(() if new else (_why_expand_adds_nothing(view, addresses[0]),))
+            else:
+                new = _join(view, addresses)
+                problems.extend(_why_join_adds_little(view, addresses, added=bool(new)))
             room = None if loop_cap is None else max(0, loop_cap - len(view.order))
             if room is not None and len(new) > room:
                 refused.append(f"{action.verb}: node cap reached, {len(new) - room} node(s) not admitted")
+                problems.append(_gap(addresses[0], f"{call}: the node cap admitted {room} of {len(new)} new node(s)"))
                 new = new[:room]
             view = admit(view, substrate, new)
         elif action.verb == "ground":
@@ -127,12 +138,93 @@ def _join(view: View, addresses: Sequence[str]) -> list[str]:
     return new
 
 
-def _connected(view: View, addresses: Sequence[str]) -> bool:
-    return all(_path(view, a, b) for a, b in itertools.pairwise(addresses))
-
-
 def _path(view: View, start: str, goal: str) -> tuple[str, ...]:
     return view.graph.paths_from(start, MAX_JOIN_PATH).get(goal, ())
+
+
+def _why_expand_adds_nothing(view: View, address: str) -> Gap:
+    """Why ``expand`` admitted nothing: a node with no relations, relations that reach no node, or all shown."""
+    ref = view.ref_of(address)
+    neighbours = view.graph.neighbours(address)
+    if neighbours:
+        return _gap(
+            address, f"expand({ref}) added nothing: every neighbour is already shown ({_refs(view, neighbours)})"
+        )
+    relations = _relations(view, address)
+    if relations:
+        return _gap(address, f"expand({ref}) added nothing: none of its {relations} relation(s) reaches a node")
+    kind = view.graph.nodes[address].type
+    return _gap(address, f"expand({ref}) added nothing: this {kind} node has no relations and cannot be expanded")
+
+
+def _why_join_adds_little(view: View, addresses: Sequence[str], *, added: bool) -> list[Gap]:
+    """A gap for each pair no path joins; when the whole join admitted nothing, also for each pair already joined."""
+    gaps: list[Gap] = []
+    for a, b in itertools.pairwise(addresses):
+        call = f"join({view.ref_of(a)}, {view.ref_of(b)})"
+        path = _path(view, a, b)
+        if path and not added:
+            between = path[1:-1]
+            how = (
+                f"every node between them is already shown ({_refs(view, between)})"
+                if between
+                else "they are directly related"
+            )
+            gaps.append(_gap(a, f"{call} added nothing: {how}"))
+        elif not path:
+            isolated = next((x for x in (a, b) if not _relations(view, x)), None)
+            if isolated is not None:
+                kind = view.graph.nodes[isolated].type
+                gaps.append(
+                    _gap(
+                        isolated,
+                        f"{call}: {view.ref_of(isolated)} is a {kind} node with no relations, so no path reaches it",
+                    )
+                )
+            else:
+                gaps.append(_gap(a, f"{call}: no path of at most {MAX_JOIN_PATH} relations links them"))
+    return gaps
+
+
+def _unknown_ref_gaps(view: View, verb: str, refs: Sequence[str]) -> list[Gap]:
+    """A ref the envelope does not show: a pruned ref, a node not shown yet, or an address that is no node."""
+    gaps: list[Gap] = []
+    for ref in refs:
+        if _resolve_ref(view, ref) is not None:
+            continue
+        pruned = next((address for address, known in view.refs.items() if known == ref), None)
+        if pruned is not None:
+            gaps.append(_gap(pruned, f"{verb}({ref}) not run: {ref} was pruned from the envelope"))
+        elif ref in view.graph.nodes:
+            gaps.append(
+                _gap(
+                    ref, f"{verb}({ref}) not run: the node is not shown; expand or join a shown node that relates to it"
+                )
+            )
+        elif _is_address(ref):
+            gaps.append(_gap(ref, f"{verb}({ref}) not run: no node has this address", token="unresolved"))
+    return gaps
+
+
+def _relations(view: View, address: str) -> int:
+    return len(view.graph.out_edges.get(address, ())) + len(view.graph.in_edges.get(address, ()))
+
+
+def _refs(view: View, addresses: Sequence[str], limit: int = 6) -> str:
+    shown = [view.ref_of(a) for a in addresses[:limit]]
+    return ", ".join(shown) + (f" and {len(addresses) - limit} more" if len(addresses) > limit else "")
+
+
+def _gap(address: str, detail: str, *, token: str = "missing") -> Gap:
+    return Gap(token, parse_address(address), detail)
+
+
+def _is_address(text: str) -> bool:
+    try:
+        parse_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _verify(substrate: Substrate, address: str, verifier: str, quote: str | None) -> VerifierResult:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from engine_builders import cited, node, substrate, view_of
 
@@ -86,11 +88,113 @@ def test_join_admits_the_shortest_path_between_two_nodes(sub: Substrate) -> None
     assert done.response.status == "ok"
 
 
-def test_join_without_a_connecting_relation_reports_a_missing_gap(sub: Substrate) -> None:
+def test_join_to_a_node_without_relations_names_that_node_as_the_reason(sub: Substrate) -> None:
     done = run(view_of(sub, [HUB, ISLAND]), sub, call("join", "n1", "n2"))
     assert done.view.order == (HUB, ISLAND)
-    assert [(g.token, str(g.address)) for g in done.response.gaps] == [("missing", HUB)]
+    assert reasons(done) == [
+        ("missing", ISLAND, "join(n1, n2): n2 is a decision node with no relations, so no path reaches it")
+    ]
     assert done.response.status == "partial"
+
+
+# --- an expand or join that adds nothing says why -------------------------------------------
+
+
+def reasons(done: Execution) -> list[tuple[str, str, str]]:
+    """The gaps the action itself produced (not the per-node gaps of what it showed)."""
+    return [(g.token, str(g.address), g.detail) for g in done.response.gaps if g.detail.split("(", 1)[0] in VERBS]
+
+
+VERBS = {"expand", "join", "ground", "prune"}
+
+
+def test_expand_of_a_node_without_relations_says_it_cannot_be_expanded(sub: Substrate) -> None:
+    done = run(view_of(sub, [ISLAND]), sub, call("expand", "n1"))
+    assert done.view.order == (ISLAND,)
+    assert reasons(done) == [
+        ("missing", ISLAND, "expand(n1) added nothing: this decision node has no relations and cannot be expanded")
+    ]
+    assert (done.response.status, done.topologic) == ("partial", True)
+
+
+def test_expand_whose_neighbours_are_all_shown_names_them(sub: Substrate) -> None:
+    done = run(view_of(sub, [HUB, A, B, C]), sub, call("expand", "n1"))
+    assert done.view.order == (HUB, A, B, C)
+    assert reasons(done) == [
+        ("missing", HUB, "expand(n1) added nothing: every neighbour is already shown (n2, n3, n4)")
+    ]
+
+
+def test_expand_whose_relations_all_point_outside_the_workspace_says_none_reaches_a_node() -> None:
+    fresh = substrate([node(HUB, "Hub.", links=["mem:tree:gone", "mem:tree:lost"])])
+    done = run(view_of(fresh), fresh, call("expand", "n1"))
+    assert reasons(done) == [("missing", HUB, "expand(n1) added nothing: none of its 2 relation(s) reaches a node")]
+
+
+def test_an_expand_that_admits_nodes_adds_no_reason(sub: Substrate) -> None:
+    done = run(view_of(sub, [HUB, A]), sub, call("expand", "n1"))
+    assert done.view.order == (HUB, A, B, C)
+    assert (reasons(done), done.response.status) == ([], "ok")
+
+
+def test_join_beyond_the_path_limit_says_no_short_path_links_the_pair() -> None:
+    chain = [f"mem:tree:c{i}" for i in range(6)]
+    fresh = substrate([node(a, a, links=[b]) for a, b in itertools.pairwise(chain)] + [node(chain[-1], "end")])
+    done = run(view_of(fresh, [chain[0], chain[-1]]), fresh, call("join", "n1", "n2"))
+    assert done.view.order == (chain[0], chain[-1])
+    assert reasons(done) == [("missing", chain[0], "join(n1, n2): no path of at most 3 relations links them")]
+
+
+def test_join_of_directly_related_nodes_says_nothing_lies_between_them(sub: Substrate) -> None:
+    done = run(view_of(sub, [HUB, A]), sub, call("join", "n1", "n2"))
+    assert reasons(done) == [("missing", HUB, "join(n1, n2) added nothing: they are directly related")]
+
+
+def test_join_whose_path_is_already_shown_names_the_nodes_between(sub: Substrate) -> None:
+    done = run(view_of(sub, [HUB, FAR, C, D]), sub, call("join", "n1", "n2"))
+    assert done.view.order == (HUB, FAR, C, D)
+    assert reasons(done) == [
+        ("missing", HUB, "join(n1, n2) added nothing: every node between them is already shown (n3, n4)")
+    ]
+
+
+def test_a_join_that_admits_some_nodes_still_names_the_pair_no_path_links(sub: Substrate) -> None:
+    done = run(view_of(sub, [HUB, FAR, ISLAND]), sub, call("join", "n1", "n2", "n3"))
+    assert done.view.order == (HUB, FAR, ISLAND, C, D)
+    assert reasons(done) == [
+        ("missing", ISLAND, "join(n2, n3): n3 is a decision node with no relations, so no path reaches it")
+    ]
+
+
+def test_a_refused_expand_says_why_in_the_response_and_keeps_its_refusal(sub: Substrate) -> None:
+    done = run(view_of(sub, [HUB]), sub, call("expand", "n1"), hops_left=0)
+    assert done.refused == ("expand: hop budget exhausted",)
+    assert reasons(done) == [("missing", HUB, "expand(n1) not run: no expand/join round is left")]
+
+
+def test_a_node_cap_that_admits_part_of_an_expand_says_how_much(sub: Substrate) -> None:
+    done = run(view_of(sub, [HUB]), sub, call("expand", "n1"), loop_cap=2)
+    assert reasons(done) == [("missing", HUB, "expand(n1): the node cap admitted 1 of 3 new node(s)")]
+
+
+def test_an_action_on_a_pruned_ref_an_unshown_node_or_no_node_says_which(sub: Substrate) -> None:
+    view = view_of(sub, [HUB, A]).prune(A)
+    done = run(
+        view, sub, call("expand", "n2"), call("ground", B), call("expand", "mem:tree:nowhere"), call("ground", "n9")
+    )
+    assert reasons(done) == [
+        ("missing", A, "expand(n2) not run: n2 was pruned from the envelope"),
+        ("unresolved", "mem:tree:nowhere", "expand(mem:tree:nowhere) not run: no node has this address"),
+        ("missing", B, f"ground({B}) not run: the node is not shown; expand or join a shown node that relates to it"),
+    ]
+    assert len(done.refused) == 4
+
+
+def test_every_reason_travels_in_a_response_that_parses_back(sub: Substrate) -> None:
+    view = view_of(sub, [HUB, A, B, C, ISLAND])
+    done = run(view, sub, call("expand", "n1"), call("join", "n1", "n5"), call("expand", "n5"))
+    assert len(reasons(done)) == 3
+    assert parse_response(serialize_response(done.response)) == done.response
 
 
 def test_an_unknown_or_pruned_ref_is_refused_not_raised(sub: Substrate) -> None:
