@@ -1,10 +1,11 @@
 """The OUTPUT block parser: line order, the terminal, and the claim DAG.
 
 The text is read in three phases: actions, then exactly one terminal block
-(``@answer`` ... ``conclude`` or one ``@abstain`` line), then nothing but
-blank lines. Every line is classified before it is parsed, so a line of the
-wrong kind in the wrong place gets its own code rather than a generic syntax
-error. Cross-line rules (premises, cycles, the conclusion, quote anchors) run
+(``@answer`` ... ``conclude``, or one ``@abstain`` line, which in v2 and only
+for ``false-premise`` may be followed by claim lines naming the contradicting
+evidence), then nothing but blank lines. Every line is classified before it is
+parsed, so a line of the wrong kind in the wrong place gets its own code rather
+than a generic syntax error. Cross-line rules (premises, cycles, the conclusion, quote anchors) run
 once the block is complete.
 """
 
@@ -21,7 +22,7 @@ from memdsl._output_lines import (
     parse_conclude,
     parse_text_line,
 )
-from memdsl._output_values import ActionCall, Answer, Output
+from memdsl._output_values import FALSE_PREMISE, Abstention, ActionCall, Answer, Output
 from memdsl.errors import fail
 
 ANSWER_KEYWORDS = ("claim", "prose", "cite", "conclude")
@@ -42,8 +43,7 @@ def parse(text: str) -> Output:
             _nothing_after(rest)
             return Output(envelope.version, tuple(actions), answer)
         elif kind == "@abstain":
-            abstention = parse_abstain(line, number)
-            _nothing_after(lines[index + 1 :])
+            abstention = _abstain_block(line, number, lines[index + 1 :], envelope.version)
             return Output(envelope.version, tuple(actions), abstention)
         else:
             raise fail("line.unknown", _unknown(kind), number, 1)
@@ -132,6 +132,34 @@ def _answer_block(lines: list[Line], version: int, end_line: int) -> tuple[Answe
     raise fail("answer.conclude_missing", "an answer ends with an explicit conclude line", end_line, 1)
 
 
+def _abstain_block(line: str, number: int, rest: list[Line], version: int) -> Abstention:
+    """``@abstain <label> :: <detail>``; a v2 false-premise one may be followed by claim lines (its evidence).
+
+    The claims form a DAG like an answer's (unique ids, known premises, no cycle)
+    but have no prose, cites or conclusion: the engine shows a licensed one as
+    what is true instead of the question's premise.
+    """
+    abstention = parse_abstain(line, number)
+    carries = version == 2 and abstention.label == FALSE_PREMISE
+    claims: list[ParsedClaim] = []
+    for index, (claim_number, claim_line) in enumerate(rest):
+        if classify(claim_line, claim_number) != "claim":
+            _nothing_after(rest[index:])  # raises on this very line
+        if not carries:
+            raise fail(
+                "terminal.trailing",
+                "only an @memdsl.out/2 false-premise abstention is followed by claim lines",
+                claim_number,
+                1,
+            )
+        parsed = parse_claim(claim_line, claim_number)
+        if any(parsed.claim.id == earlier.claim.id for earlier in claims):
+            raise fail("claim.duplicate_id", f"claim id {parsed.claim.id} is used twice", claim_number, 7)
+        claims.append(parsed)
+    _check_dag(claims)
+    return Abstention(abstention.label, abstention.detail, tuple(parsed.claim for parsed in claims))
+
+
 def _check_bindings_present(prose: tuple[str, int, int] | None, cites: list[CiteLine], number: int) -> None:
     if prose is None:
         raise fail("answer.prose_missing", "a v2 answer has one prose line after its claims", number, 1)
@@ -158,12 +186,7 @@ def _build(
     conclude_line: int,
 ) -> Answer:
     """Check the DAG and the conclusion, resolve the quote anchors, and assemble the answer."""
-    known = {parsed.claim.id for parsed in claims}
-    for parsed in claims:
-        for premise, column in zip(parsed.claim.premises, parsed.premise_columns, strict=True):
-            if premise not in known:
-                raise fail("claim.premise_unknown", f"premise {premise} names no claim", parsed.line, column)
-    _check_acyclic(claims)
+    known = _check_dag(claims)
     answer = Answer(tuple(parsed.claim for parsed in claims), None, (), conclusion)
     if conclusion not in known:
         raise fail("conclude.unknown", f"conclusion {conclusion} names no claim", conclude_line, len("conclude ") + 1)
@@ -184,6 +207,17 @@ def _build(
             )
     bindings = bind_quotes(prose[0], cites, prose[1], prose[2])
     return Answer(answer.claims, prose[0], bindings, conclusion)
+
+
+def _check_dag(claims: list[ParsedClaim]) -> set[str]:
+    """Every premise names a claim of the same block and no claim rests on itself; returns the claim ids."""
+    known = {parsed.claim.id for parsed in claims}
+    for parsed in claims:
+        for premise, column in zip(parsed.claim.premises, parsed.premise_columns, strict=True):
+            if premise not in known:
+                raise fail("claim.premise_unknown", f"premise {premise} names no claim", parsed.line, column)
+    _check_acyclic(claims)
+    return known
 
 
 def _check_acyclic(claims: list[ParsedClaim]) -> None:

@@ -1,6 +1,7 @@
 """The OUTPUT serializer: canonical text, or a refusal.
 
-Canonical text is the header, the actions, then the terminal block, one line
+Canonical text is the header, the actions, then the terminal block (an
+abstention's claim lines, if any, right after its ``@abstain`` line), one line
 each, no blank lines, one final newline; keyword values are written bare
 whenever the bare form reads back identically and double-quoted otherwise.
 
@@ -46,6 +47,8 @@ def serialize(value: Output) -> str:
     terminal = value.terminal
     if isinstance(terminal, Abstention):
         lines.append(_abstention(terminal, len(lines) + 1))
+        for claim in _tuple_of(terminal.claims, Claim, "abstention claims"):
+            lines.append(_claim(claim, len(lines) + 1))
     elif isinstance(terminal, Answer):
         _answer(terminal, value.version, lines)
     else:

@@ -30,6 +30,9 @@ ACTION_VERBS = ("expand", "join", "ground", "prune")
 CANONICAL_REASONS = ("missing-hop", "stale", "false-premise", "low-coverage")
 """The router's abstention labels, most specific first; the wire label itself stays open."""
 
+FALSE_PREMISE = "false-premise"
+"""The one label whose abstention may carry claim lines: the evidence that contradicts the question."""
+
 _PHASE = {"expand": 0, "join": 0, "ground": 1, "prune": 2}
 
 
@@ -106,10 +109,17 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class Abstention:
-    """A labelled refusal: ``@abstain <label> :: <detail>``."""
+    """A labelled refusal: ``@abstain <label> :: <detail>``, then (false-premise, v2 only) claim lines.
+
+    A false premise is only useful to a reader who learns what is true instead, so
+    ``@abstain false-premise`` may be followed by claim lines in the answer's own
+    claim syntax. They are proposals like any claim: the engine routes them and
+    shows one only when it would be licensed. ``detail`` is never shown.
+    """
 
     label: str
     detail: str
+    claims: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

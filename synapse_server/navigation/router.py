@@ -48,7 +48,7 @@ CANONICAL = frozenset({"missing-hop", "stale", "false-premise", "low-coverage"})
 
 def route(answer: Answer, view: View, version: int) -> Decision:
     findings: dict[str, ClaimFinding] = {}
-    for claim in _premises_first(answer):
+    for claim in _premises_first(answer.claims):
         findings[claim.id] = judge_claim(claim, view, findings)
     closure = answer.closure(answer.conclusion)
     conclusion = findings[answer.conclusion]
@@ -107,16 +107,28 @@ def route(answer: Answer, view: View, version: int) -> Decision:
 def model_abstention(abstention: Abstention, view: View | None = None) -> Decision:
     """The model's own labelled abstention; a non-canonical label is reported as low-coverage.
 
-    The detail never carries the model's words (they could carry an answer); for low-coverage it names the
-    closest evidence the turn read instead: the first node of the envelope, by title and address.
+    The detail never carries the model's reason (it could carry an answer). For low-coverage it names the
+    closest evidence the turn read instead: the first node of the envelope, by title and address. For
+    false-premise it says what is true instead when it can: the claims written under ``@abstain
+    false-premise`` are routed exactly like answer claims, and the text of one that would be licensed is
+    quoted with the addresses it rests on (its findings become the decision's claims, so the trace shows them).
     """
     reason: Reason = abstention.label if abstention.label in CANONICAL else "low-coverage"  # type: ignore[assignment]
     detail = f"the navigator abstained ({reason})"
+    shown: dict[str, ClaimFinding] = {}
     if reason == "low-coverage" and view is not None and view.order:
         closest = view.order[0]
         title = view.graph.nodes[closest].title if closest in view.graph.nodes else ""
         named = f"{title} ({closest})" if title else closest
         detail += f": nothing it read answers the question; the closest evidence was {named}"
+    if reason == "false-premise" and view is not None and abstention.claims:
+        findings = _judge_evidence(abstention.claims, view)
+        evidence = _contradicting(abstention.claims, findings)
+        if evidence is not None:
+            grounds = sorted(_grounds(evidence, findings))
+            detail += f': the evidence says: "{_public_text(evidence.text)}" ({", ".join(grounds)})'
+            closure = Answer(abstention.claims, None, (), evidence.id).closure(evidence.id)
+            shown = {cid: findings[cid] for cid in sorted(closure)}
     return Decision(
         verdict="abstain",
         status=None,
@@ -124,11 +136,53 @@ def model_abstention(abstention: Abstention, view: View | None = None) -> Decisi
         conclusion=None,
         outdated=False,
         detail=detail,
-        claims={},
+        claims=shown,
         assertions=(),
         answer_text=None,
         version=2,
     )
+
+
+def _judge_evidence(claims: tuple[Claim, ...], view: View) -> dict[str, ClaimFinding]:
+    """Every evidence claim judged premises first, as an answer's would be; nothing for a broken DAG."""
+    by_id = {c.id: c for c in claims}
+    if len(by_id) != len(claims) or any(p not in by_id for c in claims for p in c.premises):
+        return {}
+    findings: dict[str, ClaimFinding] = {}
+    for claim in _premises_first(claims):
+        if any(p not in findings for p in claim.premises):  # a premise cycle: the parser refuses one
+            return {}
+        findings[claim.id] = judge_claim(claim, view, findings)
+    return findings
+
+
+def _contradicting(claims: tuple[Claim, ...], findings: Mapping[str, ClaimFinding]) -> ClaimFinding | None:
+    """The claim to quote: licensed, publishable words, resting on evidence; the first not a premise of another."""
+    fit = [
+        findings[c.id]
+        for c in claims
+        if c.id in findings and findings[c.id].licensed and _publishable(findings[c.id], findings)
+    ]
+    premises = {p for finding in fit for p in finding.premises}
+    tops = [finding for finding in fit if finding.id not in premises]
+    return tops[0] if tops else None
+
+
+def _publishable(finding: ClaimFinding, findings: Mapping[str, ClaimFinding]) -> bool:
+    """Licensed words an answer could publish: one plain line, no markup, not a ``which``-join's own words."""
+    text = finding.text
+    single_line = text.isprintable() and text == " ".join(text.split())
+    return (
+        single_line
+        and not markup_tokens(text)
+        and bool(_public_text(text))
+        and finding.joined != "relative"
+        and bool(_grounds(finding, findings))
+    )
+
+
+def _public_text(text: str) -> str:
+    return " ".join(plain_text(text).split())
 
 
 def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> ClaimFinding:
@@ -145,7 +199,9 @@ def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> C
             problems.append(Problem(claim.id, "missing-hop", f"{c.address}: {c.why or 'its source is absent'}"))
         if c.stale:
             reasons.add("stale")
-            problems.append(Problem(claim.id, "stale", f"{c.address}: {c.why or 'no longer verifies the bytes it pins'}"))
+            problems.append(
+                Problem(claim.id, "stale", f"{c.address}: {c.why or 'no longer verifies the bytes it pins'}")
+            )
         if c.refuted:
             reasons.add("false-premise")
             problems.append(Problem(claim.id, "false-premise", f"{c.address}: {c.why or 'a verifier refuted it'}"))
@@ -328,8 +384,8 @@ def _restates(assertion: str, claim_text: str) -> bool:
     return normalise_words(assertion) == normalise_words(claim_text)
 
 
-def _premises_first(answer: Answer) -> list[Claim]:
-    by_id = {c.id: c for c in answer.claims}
+def _premises_first(claims: tuple[Claim, ...]) -> list[Claim]:
+    by_id = {c.id: c for c in claims}
     ordered: list[Claim] = []
     seen: set[str] = set()
 
@@ -341,13 +397,16 @@ def _premises_first(answer: Answer) -> list[Claim]:
             visit(premise)
         ordered.append(by_id[cid])
 
-    for claim in answer.claims:
+    for claim in claims:
         visit(claim.id)
     return ordered
 
 
 def _problems(
-    closure: frozenset[str], findings: Mapping[str, ClaimFinding], unbound: list[tuple[str, str]], markup: tuple[str, ...]
+    closure: frozenset[str],
+    findings: Mapping[str, ClaimFinding],
+    unbound: list[tuple[str, str]],
+    markup: tuple[str, ...],
 ) -> tuple[str, ...]:
     """Every per-claim refusal in the closure, then the prose that is not licensed: what the model can fix."""
     lines: list[str] = [line for cid in sorted(closure) for line in findings[cid].problems]
@@ -376,9 +435,7 @@ def public_refs(line: str, view: View) -> str:
 _REF = re.compile(r"(?<![\w:-])n\d+(?![\w:-])")
 
 
-def _headline(
-    reason: str, closure: frozenset[str], findings: Mapping[str, ClaimFinding], view: View
-) -> str | None:
+def _headline(reason: str, closure: frozenset[str], findings: Mapping[str, ClaimFinding], view: View) -> str | None:
     """One sentence on what was looked for and what was missing or contradicted, with titles and addresses."""
     for cid in sorted(closure):
         finding = findings[cid]

@@ -139,9 +139,15 @@ abstentions = st.builds(
 
 
 @st.composite
+def false_premises(draw: st.DrawFn) -> Abstention:
+    """A v2 false-premise abstention with the claim DAG of an answer as its evidence."""
+    return Abstention("false-premise", draw(texts), draw(answers(2)).claims)
+
+
+@st.composite
 def outputs(draw: st.DrawFn) -> Output:
     version = draw(st.sampled_from([1, 2]))
-    terminal = draw(st.one_of(answers(version), abstentions))
+    terminal = draw(st.one_of(answers(version), abstentions, *([false_premises()] if version == 2 else [])))
     return Output(version, tuple(draw(st.lists(actions(), max_size=5))), terminal)
 
 

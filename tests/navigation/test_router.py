@@ -11,9 +11,11 @@ import re
 import pytest
 from engine_builders import answer, artifact, cited, decide, node, world
 
-from memdsl import Abstention
-from synapse_server.navigation.claims import REASON_ORDER, ordered_reasons
-from synapse_server.navigation.router import model_abstention
+from memdsl import Abstention, Claim, parse_output
+from synapse_server.navigation.claims import REASON_ORDER, Decision, ordered_reasons
+from synapse_server.navigation.projector import trace_surface
+from synapse_server.navigation.router import judge_claim, model_abstention
+from synapse_server.navigation.surfaces import Telemetry
 from synapse_server.navigation.view import View
 
 COST = "mem:tree:cost"  # n1 grounded (git pin)
@@ -81,7 +83,9 @@ def test_verbatim_restatement_of_a_verified_node_answers_with_its_status(
 
 
 def test_paraphrase_of_a_verified_node_is_a_hedged_inferred_answer(view: View) -> None:
-    decision = decide(restate("n11", "The backtest rebalanced the portfolio on the last trading day of each month."), view)
+    decision = decide(
+        restate("n11", "The backtest rebalanced the portfolio on the last trading day of each month."), view
+    )
     assert (decision.verdict, decision.status, decision.reasons) == ("answer", "inferred", ())
     assert decision.claims["c1"].extrapolation is True
 
@@ -478,3 +482,135 @@ def test_a_navigators_low_coverage_abstention_names_the_closest_evidence_read_ne
         f"the closest evidence was {view.graph.nodes[first].title} ({first})"
     )
     assert "42" not in decision.detail
+
+
+# --- a false-premise abstention says what the evidence says instead --------------------------------
+
+ABSTAINED = "the navigator abstained (false-premise)"
+REASON = "the question assumes costs fell; the answer is 3 bps"
+
+
+def false_premise(view: View, *claims: str, label: str = "false-premise") -> Decision:
+    """Parse ``@abstain <label> :: REASON`` with its claim lines strictly, then decide it against ``view``."""
+    output = parse_output(artifact(f"@abstain {label} :: {REASON}", *claims))
+    assert isinstance(output.terminal, Abstention)
+    return model_abstention(output.terminal, view)
+
+
+def test_a_false_premise_abstention_quotes_its_licensed_claim_with_the_address(view: View) -> None:
+    decision = false_premise(
+        view, "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to 8 bps."
+    )
+    assert (
+        decision.detail
+        == f'{ABSTAINED}: the evidence says: "Transaction costs increased from 5 bps to 8 bps." ({COST})'
+    )
+    assert (decision.verdict, decision.reasons, decision.conclusion) == ("abstain", ("false-premise",), None)
+    assert list(decision.claims) == ["c1"] and decision.claims["c1"].licensed
+
+
+def test_a_conjunction_of_two_nodes_is_quoted_once_with_both_addresses(view: View) -> None:
+    decision = false_premise(
+        view,
+        "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to 8 bps.",
+        "claim c2 [restatement] cites n2 :: Sharpe decreased from 1.4 to 1.1.",
+        "claim c3 [deduction] from c1, c2 :: Transaction costs increased from 5 bps to 8 bps, and Sharpe decreased from 1.4 to 1.1.",
+    )
+    said = "Transaction costs increased from 5 bps to 8 bps, and Sharpe decreased from 1.4 to 1.1."
+    assert decision.detail == f'{ABSTAINED}: the evidence says: "{said}" ({COST}, {SHARPE})'
+    assert sorted(decision.claims) == ["c1", "c2", "c3"]
+
+
+def test_the_first_licensed_claim_is_quoted_when_a_later_one_is_not(view: View) -> None:
+    decision = false_premise(
+        view,
+        "claim c1 [restatement] cites n9 :: Costs will probably rise to 9 bps.",
+        "claim c2 [restatement] cites n2 :: Sharpe decreased from 1.4 to 1.1.",
+        "claim c3 [restatement] cites n1 :: Transaction costs increased from 5 bps to 8 bps.",
+    )
+    assert decision.detail == f'{ABSTAINED}: the evidence says: "Sharpe decreased from 1.4 to 1.1." ({SHARPE})'
+    assert list(decision.claims) == ["c2"]
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        pytest.param(
+            "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to 9 bps.", id="changed-figure"
+        ),
+        pytest.param(
+            "claim c1 [restatement] cites n1 :: Transaction costs fell from 8 bps to 3 bps.", id="unsupported"
+        ),
+        pytest.param(
+            "claim c1 [restatement] cites n99 :: Transaction costs increased from 5 bps to 8 bps.", id="unknown-ref"
+        ),
+        pytest.param(
+            "claim c1 [restatement] cites zk:research:gone :: The breakeven cost is 3 bps.", id="unknown-address"
+        ),
+        pytest.param("claim c1 [restatement] cites n4 :: The breakeven round-trip cost is 10 bps.", id="refuted-node"),
+        pytest.param("claim c1 [restatement] cites n6 :: The carry signal lost 3.5% over 2024.", id="stale-node"),
+        pytest.param("claim c1 [restatement] cites n9 :: Costs will probably rise to 9 bps.", id="inferred-node"),
+        pytest.param("claim c1 [assumption] :: Transaction costs increased from 5 bps to 8 bps.", id="uncited"),
+        pytest.param(
+            "claim c1 [restatement] cites n1 :: [Transaction costs](https://evil.example) increased from 5 bps to 8 bps.",
+            id="markdown-link",
+        ),
+        pytest.param(
+            "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to <b>8 bps</b>.", id="html"
+        ),
+    ],
+)
+def test_a_false_premise_claim_that_would_not_be_licensed_is_never_shown(view: View, claim: str) -> None:
+    decision = false_premise(view, claim)
+    assert (decision.detail, dict(decision.claims)) == (ABSTAINED, {})
+    assert claim.split(" :: ", 1)[1] not in decision.detail
+
+
+def test_the_markup_twin_would_be_licensed_so_only_the_publishing_rule_keeps_it_out(view: View) -> None:
+    text = "[Transaction costs](https://evil.example) increased from 5 bps to 8 bps."
+    assert judge_claim(Claim("c1", "restatement", ("n1",), (), None, text), view, {}).licensed
+    assert false_premise(view, f"claim c1 [restatement] cites n1 :: {text}").detail == ABSTAINED
+
+
+@pytest.mark.parametrize("smuggled", ["\n", "\u2028", "\r", "\t", "\u202e", "\u00a0"])
+def test_a_licensed_claim_text_smuggling_a_line_break_or_control_is_never_shown(view: View, smuggled: str) -> None:
+    text = f"Transaction costs increased{smuggled}from 5 bps to 8 bps."
+    claim = Claim("c1", "restatement", ("n1",), (), None, text)
+    assert judge_claim(claim, view, {}).licensed  # only the publishing rule keeps it out
+    decision = model_abstention(Abstention("false-premise", REASON, (claim,)), view)
+    assert (decision.detail, dict(decision.claims)) == (ABSTAINED, {})
+
+
+def test_the_models_reason_is_never_shown_even_beside_a_licensed_claim(view: View) -> None:
+    decision = false_premise(
+        view, "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to 8 bps."
+    )
+    assert "3 bps" not in decision.detail and "assumes" not in decision.detail
+
+
+def test_a_premise_cycle_built_by_hand_shows_nothing_and_raises_nothing(view: View) -> None:
+    claims = (
+        Claim("c1", "deduction", ("n1",), ("c2",), None, "Transaction costs increased from 5 bps to 8 bps."),
+        Claim("c2", "deduction", ("n1",), ("c1",), None, "Transaction costs increased from 5 bps to 8 bps."),
+    )
+    assert model_abstention(Abstention("false-premise", REASON, claims), view).detail == ABSTAINED
+
+
+@pytest.mark.parametrize("label", ["low-coverage", "stale", "missing-hop"])
+def test_claims_on_another_label_are_never_read(view: View, label: str) -> None:
+    claim = Claim("c1", "restatement", ("n1",), (), None, "Transaction costs increased from 5 bps to 8 bps.")
+    decision = model_abstention(Abstention(label, REASON, (claim,)), view)
+    assert "Transaction costs" not in decision.detail and dict(decision.claims) == {}
+
+
+def test_the_trace_of_a_false_premise_abstention_shows_the_quoted_claim_and_its_citation(view: View) -> None:
+    decision = false_premise(
+        view, "claim c1 [restatement] cites n1 :: Transaction costs increased from 5 bps to 8 bps."
+    )
+    trace = trace_surface(
+        decision, view, Telemetry(hops=0, renavigations=0, parse_repairs=0, tokens_spent=0, loop_break="")
+    )
+    assert [(c.id, c.status, c.citation_addresses) for c in trace.claims] == [("c1", "grounded", [COST])]
+    assert [c.address for c in trace.citations] == [COST]
+    assert trace.abstention is not None and trace.abstention.detail == decision.detail
+    assert (trace.verdict, trace.conclusion_claim_id, trace.assertions) == ("abstain", None, [])
