@@ -8,7 +8,7 @@ from engine_builders import node, world
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memdsl import Answer, parse_output
+from memdsl import Abstention, Answer, parse_output
 from memdsl.output import INFERENCE_FORMS
 from synapse_server.licensing.rules import RuleId
 from synapse_server.navigation.prompt import (
@@ -22,7 +22,7 @@ from synapse_server.navigation.prompt import (
     sections,
     template_text,
 )
-from synapse_server.navigation.router import route
+from synapse_server.navigation.router import model_abstention, route
 
 ENVELOPE = "@memdsl/1\nnode n1 mem:tree:cost decision grounded\nbody\n| Costs rose to 8 bps.\n"
 
@@ -68,6 +68,32 @@ def test_the_prompt_defines_the_four_abstention_labels_and_the_clause_order() ->
     for label in ("missing-hop", "stale", "false-premise", "low-coverage"):
         assert f"{label}: " in text
     assert "Clauses in this order: cites, from, derive" in text
+
+
+def abstain_paragraph() -> str:
+    return template_text().split("ABSTAIN:", 1)[1].split("EXAMPLES", 1)[0]
+
+
+def test_every_abstention_label_but_stale_comes_with_one_short_example() -> None:
+    text = " ".join(abstain_paragraph().split())
+    for label in ("false-premise", "missing-hop", "low-coverage"):
+        definition = text.split(f"{label}: ", 1)[1].split(". ", 1)[0]
+        assert definition.count("(") == 1, label
+
+
+def test_the_false_premise_evidence_line_the_prompt_teaches_parses_and_is_shown() -> None:
+    (line,) = [line for line in abstain_paragraph().splitlines() if line.startswith("claim ")]
+    output = parse_output(f"@memdsl.out/2\n@abstain false-premise :: costs did not fall\n{line}\n")
+    assert isinstance(output.terminal, Abstention)
+    decision = model_abstention(output.terminal, EXCERPT)
+    said = line.split(" :: ", 1)[1]
+    assert (
+        decision.detail == f'the navigator abstained (false-premise): the evidence says: "{said}" (mem:tree:deci-costs)'
+    )
+
+
+def test_the_prompt_says_the_abstention_reason_is_never_shown() -> None:
+    assert "<reason, never shown>" in abstain_paragraph()
 
 
 def test_the_prompt_shows_the_form_as_required_and_lists_every_inference_form() -> None:
