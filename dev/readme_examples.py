@@ -99,10 +99,10 @@ async def summaries(root: Path) -> dict[int, str]:
 
 def demo_card(body: dict[str, Any]) -> str:
     """The card ``synapse navigate`` prints for the demo question, as plain text in a fenced block."""
-    from synapse_server.navigation.surfaces import NavigateResult
+    from synapse_server.actions.navigate_output import result_of
     from synapse_server.present.terminal_card import render_card
 
-    result = NavigateResult.model_validate({k: v for k, v in body.items() if k not in ("summary", "action")})
+    result = result_of(body)
     return "```text\n" + render_card(result, colour=False, width=88) + "```"
 
 

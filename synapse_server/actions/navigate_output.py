@@ -5,7 +5,8 @@ Shared by the action (``synapse(action="navigate")``), its host-turn steps and t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -36,6 +37,13 @@ def shelved(result: NavigateResult, deps: Deps, turn_id: str | None = None) -> N
     """The tool's output: the envelope kept on the server's shelf and linked, the rest as it came."""
     resource = envelope_uri(deps.envelopes.put(result.envelope, turn_id)) if result.envelope else None
     return NavigateOutput(summary=summarize(result), envelope_resource=resource, **result.model_dump())
+
+
+def result_of(payload: Mapping[str, Any], envelope: str = "") -> NavigateResult:
+    """A navigate tool payload back into the strict result model: its action, summary and envelope link dropped
+    (``envelope``, when the caller read the linked resource, is put back)."""
+    fields = {k: v for k, v in payload.items() if k not in {"action", "summary", "envelope_resource"}}
+    return NavigateResult.model_validate({**fields, "envelope": envelope})
 
 
 def with_summary(result: NavigateResult) -> NavigateOutput:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import TaskGroup
 
+from synapse_server.actions.navigate_output import result_of
 from synapse_server.dashboard.history import Entry, History, Origin
 from synapse_server.dispatch import Dispatcher, error_payload
 from synapse_server.errors import typed
@@ -42,8 +43,7 @@ class Run:
 
 def public_result(payload: dict[str, Any]) -> NavigateResult:
     """The tool's navigate JSON back into the strict result model (its ``action`` and ``summary`` dropped)."""
-    fields = {k: v for k, v in payload.items() if k not in {"action", "summary"}}
-    return NavigateResult.model_validate(fields)
+    return result_of(payload)
 
 
 async def navigate_once(dispatcher: Dispatcher, history: History, question: str, origin: Origin) -> Entry | dict:

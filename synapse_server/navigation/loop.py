@@ -142,7 +142,8 @@ def run_loop(
                 decision = route(output.terminal, outcome.view, output.version)
         outcome.decision = decision
         abstained = isinstance(output.terminal, Abstention)
-        reading = abstained and bool(actions)  # a read round: the model asked for evidence before answering
+        # a read round: the model asked for evidence before answering, and some of it could be read
+        reading = abstained and len(actions) > len(execution.refused)
         refused = decision.verdict == "abstain" and bool(set(decision.reasons) & RENAVIGATE_ON) and not abstained
         if reading and outcome.read_rounds < MAX_READ_ROUNDS:
             outcome.read_rounds += 1

@@ -227,3 +227,58 @@ def test_the_fixed_instructions_go_as_the_system_prompt_and_the_turn_as_the_mess
     sent = model.history[0]
     assert sent.system is not None and "EXAMPLE CALCULATION" in sent.system
     assert sent.text.lstrip().startswith("=== QUESTION ===") and "EXAMPLE CALCULATION" not in sent.text
+
+
+# read rounds, the last turn, and a turn the host model answers later
+
+READ = artifact("ground(n1)", "@abstain low-coverage :: reading n1 in full first")
+
+
+def test_a_read_round_does_not_use_up_the_renavigation_a_refused_answer_needs(sub: Substrate) -> None:
+    model = FakeModel(READ, UNLICENSED, GOOD)
+    outcome = loop(sub, model)
+    assert len(model.history) == 3 and (outcome.halted_reason, outcome.read_rounds, outcome.retries) == ("answer", 1, 1)
+    assert "not accepted (low-coverage)" in sections(model.history[2].text)["PREVIOUS TURN"]
+
+
+def test_last_turn_is_said_only_when_no_further_call_can_follow(sub: Substrate) -> None:
+    model = FakeModel(READ, UNLICENSED, GOOD)
+    loop(sub, model)
+    assert "This is your last turn" not in model.history[1].text, "a refused answer could still be retried"
+    assert "This is your last turn" not in model.history[2].text, "a parse repair is still left"
+    spent = FakeModel(GARBAGE, READ, READ, UNLICENSED, GOOD)
+    outcome = loop(sub, spent)
+    assert outcome.halted_reason == "answer" and len(spent.history) == 5
+    assert "This is your last turn" in spent.history[4].text
+    assert all("This is your last turn" not in prompt.text for prompt in spent.history[:4])
+
+
+def test_a_read_round_whose_actions_were_all_refused_earns_no_further_turn(sub: Substrate) -> None:
+    expanding = artifact("expand(n1)", "@abstain low-coverage :: reading the neighbours first")
+    model = FakeModel(expanding, expanding, GOOD)
+    outcome = loop(sub, model)
+    assert len(model.history) == 2 and outcome.halted_reason == "hops"
+
+
+def test_a_model_whose_reply_comes_later_suspends_the_turn_with_the_prompt_it_must_answer(sub: Substrate) -> None:
+    from synapse_server.models.base import Prompt
+    from synapse_server.models.host import HostModel, prompt_digest
+
+    first = loop(sub, HostModel("a host"))
+    assert first.halted_reason == "pending" and first.decision is None and first.pending is not None
+    assert first.pending.step == 1 and "=== QUESTION ===" in first.pending.prompt.text
+    digest = prompt_digest(Prompt(first.pending.prompt.text, first.pending.prompt.system))
+    assert first.pending.digest == digest
+    second = loop(sub, HostModel("a host", [GARBAGE], [digest]))
+    assert second.halted_reason == "pending" and second.pending is not None and second.pending.step == 2
+    assert "=== PARSE ERROR ===" in second.pending.prompt.text and second.tokens_spent > 0
+    done = loop(sub, HostModel("a host", [GARBAGE, GOOD], [digest, second.pending.digest]))
+    assert done.halted_reason == "answer" and done.parse_repairs == 1
+
+
+def test_a_host_reply_replayed_against_another_prompt_is_stale_never_answered(sub: Substrate) -> None:
+    from synapse_server.models.host import HostModel, StaleTurn
+
+    with pytest.raises(StaleTurn) as stale:
+        loop(sub, HostModel("a host", [GOOD], ["0" * 16]))
+    assert stale.value.step == 1

@@ -35,8 +35,9 @@ async def test_a_navigate_envelope_shows_unicode_line_breaks_in_a_note_as_escape
         result = await client.call_tool(
             "synapse", {"action": "navigate", "question": QUESTION, "render_max_body_chars": 0}
         )
+        read = await client.read_resource(payload(result)["envelope_resource"])  # the result links its envelope
 
-    envelope = payload(result)["envelope"]
+    envelope = read.contents[0].text  # type: ignore[union-attr]
     assert "node n" in envelope and " mem:tree:deci-c3d4e5f6 " in envelope
     assert envelope.splitlines() == envelope.removesuffix("\n").split("\n")
     assert "\n| Checked\\u2028by\\u2029the\\x85risk\\x0bdesk\\x0con\\x1cFriday.\n" in envelope
