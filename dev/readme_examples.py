@@ -3,7 +3,8 @@
 Builds the demo workspace in a temporary folder, calls the one tool in memory (the same path an MCP host
 takes) with the offline ``extractive`` model, and writes the card the README's first command prints between
 the ``demo-card`` markers and each action's one-line ``summary`` into the table between the ``actions-table``
-markers of README.md. ``--check`` rewrites nothing and exits 1 when the README differs from what the calls
+markers of README.md; then one turn the host's own model completes (``model: host``) between the
+``host-transcript`` markers. ``--check`` rewrites nothing and exits 1 when the README differs from what the calls
 return (CI runs it through tests/test_readme_examples.py).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import json
 import os
 import sys
 import tempfile
@@ -24,6 +26,8 @@ BEGIN = "<!-- actions-table -->"
 END = "<!-- /actions-table -->"
 CARD_BEGIN = "<!-- demo-card -->"
 CARD_END = "<!-- /demo-card -->"
+HOST_BEGIN = "<!-- host-transcript -->"
+HOST_END = "<!-- /host-transcript -->"
 DEMO_QUESTION = "How did the Sharpe ratio change after costs rose to 8 bps?"
 """The question of the README's first command: its card is the first thing a new user sees."""
 
@@ -106,6 +110,68 @@ def demo_card(body: dict[str, Any]) -> str:
     return "```text\n" + render_card(result, colour=False, width=88) + "```"
 
 
+HOST_QUESTION = "What annualised volatility target do the momentum positions use?"
+HOST_CLAIM = "The momentum signal scales positions to a 10% annualised volatility target."
+ENVELOPE_LINES_SHOWN = 4
+
+
+async def host_transcript(root: Path) -> str:
+    """One navigate turn the host's own model completes (``model: host``), as a host sees it: the pending
+    turn, the reply its model writes, the verdict. Random parts (the token, the turn id) are shortened."""
+    from mcp import Client
+    from mcp.types import Implementation
+
+    from synapse_server.actions.deps import ServerSettings
+    from synapse_server.navigation.prompt import sections
+    from synapse_server.server import build_server
+
+    server = build_server(ServerSettings(root=root, model="host"))
+    async with Client(server, client_info=Implementation(name="claude-code", version="2.1")) as client:
+        pending = (await client.call_tool("synapse", {"action": "navigate", "question": HOST_QUESTION})).structured_content
+        if not pending or pending.get("verdict") != "pending":
+            raise RuntimeError(f"the host turn did not start: {pending}")
+        found = sections(pending["prompt"])
+        envelope = found["ENVELOPE"].splitlines()
+        ref = next(line.split(" ")[1] for line in envelope if " mem:tree:deci-c3d4e5f6 " in line)
+        reply = "\n".join(
+            (
+                "@memdsl.out/2",
+                "@answer",
+                f"claim c1 [restatement] cites {ref} :: {HOST_CLAIM}",
+                f"prose :: {HOST_CLAIM}",
+                f"cite c1 :: {HOST_CLAIM}",
+                "conclude c1",
+            )
+        )
+        done = (
+            await client.call_tool("synapse", {"action": "navigate", "turn": pending["turn"], "reply": reply})
+        ).structured_content or {}
+    rules = pending["prompt"].index("=== QUESTION ===")
+    shown = [f"    {line}" for line in envelope[:ENVELOPE_LINES_SHOWN]]
+    return "\n".join(
+        [
+            "```text",
+            f'-> synapse(action="navigate", question="{HOST_QUESTION}")',
+            f"<- verdict: {pending['verdict']}   step: {pending['step']}   model: {pending['model']['provider']} "
+            f"({pending['model']['id']})",
+            f"   turn: st1.<claims>.<signature> (a signed token, {len(pending['turn'])} characters)",
+            f"   prompt: {rules:,} characters of navigator rules, then:",
+            "    === QUESTION ===",
+            f"    {found['QUESTION']}",
+            "    === END QUESTION ===",
+            "    === ENVELOPE ===",
+            *shown,
+            f"    ... ({len(envelope) - ENVELOPE_LINES_SHOWN} more lines)",
+            '-> synapse(action="navigate", turn="st1.<claims>.<signature>", reply=<the artifact below>)',
+            *(f"    {line}" for line in reply.splitlines()),
+            f"<- {done.get('summary')}",
+            f"   model: {json.dumps(done.get('model'))}",
+            f"   envelope_resource: {str(done.get('envelope_resource'))[:16]}<turn id>/envelope",
+            "```",
+        ]
+    )
+
+
 def table(found: dict[int, str]) -> str:
     lines = ["| action | CLI | summary it returned |", "|---|---|---|"]
     for index, row in enumerate(ROWS):
@@ -133,9 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="synapse-readme-") as scratch:
         root = make_demo(Path(scratch) / "synapse-demo")
         found = asyncio.run(summaries(root))
+        transcript = asyncio.run(host_transcript(root))
     current = args.readme.read_text(encoding="utf-8")
     card = found.pop(-1)
     wanted = regenerated(regenerated(current, table(found)), card, CARD_BEGIN, CARD_END)
+    wanted = regenerated(wanted, transcript, HOST_BEGIN, HOST_END)
     if wanted == current:
         return 0
     if args.check:
