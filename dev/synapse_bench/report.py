@@ -25,6 +25,7 @@ from typing import Any
 
 from dev.synapse_bench.baselines.compare import CONTENDERS, RATIO_LABELS
 from dev.synapse_bench.baselines.peer import DEFAULT_SPEC
+from dev.synapse_bench.host_bench import keep_section as keep_host_section
 from dev.synapse_bench.pg_bench import keep_section
 from dev.synapse_bench.report_format import fmt, parse_section, table
 from dev.synapse_bench.report_serving import mcp_section, targets_section
@@ -433,7 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     report = args.out / "REPORT.md"
     previous = report.read_text(encoding="utf-8") if report.exists() else ""
-    report.write_text(keep_section(previous, markdown(figures)), encoding="utf-8")  # pg_bench's section stays
+    fresh = keep_section(previous, markdown(figures))  # pg_bench's section stays
+    report.write_text(keep_host_section(previous, fresh), encoding="utf-8")  # and host_bench's
     plot(figures, args.out / "latency.png")
     print(f"wrote {args.out / 'REPORT.md'} and {args.out / 'latency.png'}")
     return 0

@@ -252,3 +252,37 @@ async def test_a_host_that_never_replies_leaves_no_turn_process_behind(host_demo
         records = list((host_demo / ".angelo" / "turns").glob("*.json"))
         assert len(records) == 1, "the turn lives on disk, in the cache, until it finishes or expires"
     assert wait_until(lambda: workers_for(host_demo) == [], timeout_s=15)
+
+
+def test_serve_check_says_navigate_runs_on_the_host_model_when_nothing_names_one(host_demo: Path) -> None:
+    import subprocess
+
+    env = {key: value for key, value in os.environ.items() if key != "SYNAPSE_MODEL"}
+    done = subprocess.run(
+        [str(SYNAPSE), "serve", "--root", str(host_demo), "--check", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert json.loads(done.stdout)["model"] == {"spec": "host", "source": "default", "trusted": True}
+    flagged = subprocess.run(
+        [str(SYNAPSE), "serve", "--root", str(host_demo), "--check", "--model", "extractive"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert "model: extractive (from --model, trusted)" in flagged.stdout
+
+
+def test_the_cli_refuses_the_host_model_it_has_no_host_for(host_demo: Path) -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [str(SYNAPSE), "navigate", VOLATILITY, "--root", str(host_demo), "--model", "host"],
+        capture_output=True,
+        text=True,
+        env={key: value for key, value in os.environ.items() if key != "SYNAPSE_MODEL"},
+    )
+    assert done.returncode == 2 and "MCP host" in done.stderr and done.stdout == ""
