@@ -76,6 +76,11 @@ class Case:
     arguments: dict[str, Any]
 
 
+STARTS = {"navigate": ("question",)}
+"""Optional in the schema, needed for an ordinary call: a question starts a navigate turn (a host's turn and
+reply continue one; tests/server/test_host_navigation_stdio.py covers those)."""
+
+
 def served() -> dict[str, ActionSpec]:
     return {action.value: spec for action, spec in ACTIONS.items()}
 
@@ -84,7 +89,7 @@ def baseline(action: str, spec: ActionSpec) -> dict[str, Any]:
     """The action with its required parameters filled (raises KeyError naming one this module lacks)."""
     arguments: dict[str, Any] = {"action": action}
     for name in spec.public_fields():
-        if spec.params.model_fields[name].is_required():
+        if spec.params.model_fields[name].is_required() or name in STARTS.get(action, ()):
             if name not in ORDINARY:
                 raise KeyError(f"{action}.{name} is required: add an ordinary value for it to ORDINARY")
             arguments[name] = ORDINARY[name]

@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, ResourceLink, TextContent
 
 ServerFactory = Callable[..., MCPServer[Any]]
 
@@ -32,6 +32,9 @@ PUBLIC_ERROR_KINDS = frozenset(
         "path_outside_workspace",
         "not_found",
         "write_refused",
+        "turn_invalid",
+        "turn_expired",
+        "turn_used",
         "internal_error",
     }
 )
@@ -91,7 +94,10 @@ def structured(result: CallToolResult, forbidden: Iterable[str] = ()) -> dict[st
     """The result's JSON after checking its shape and that it leaks nothing (see the module docstring)."""
     body = result.structured_content
     assert isinstance(body, dict), f"no structured content: {result}"
-    assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
+    assert isinstance(result.content[0], TextContent)
+    links = [block for block in result.content[1:] if isinstance(block, ResourceLink)]
+    assert len(links) == len(result.content) - 1, "after the text only resource links"
+    assert [link.uri for link in links] == ([body["envelope_resource"]] if links else []), body
     text = result.content[0].text
     assert json.loads(text) == body, "the text copy is not the structured JSON"
     assert isinstance(body.get("summary"), str) and body["summary"], body
