@@ -81,7 +81,7 @@ async def summaries(root: Path) -> dict[int, str]:
     from mcp import Client
 
     from synapse_server.actions.deps import ServerSettings
-    from synapse_server.server import build_server
+    from synapse_server.mcp.server import build_server
 
     server = build_server(ServerSettings(root=root, model="extractive"))
     order = sorted(range(len(ROWS)), key=lambda i: ROWS[i].action != "build")
@@ -122,12 +122,14 @@ async def host_transcript(root: Path) -> str:
     from mcp.types import Implementation
 
     from synapse_server.actions.deps import ServerSettings
+    from synapse_server.mcp.server import build_server
     from synapse_server.navigation.prompt import sections
-    from synapse_server.server import build_server
 
     server = build_server(ServerSettings(root=root, model="host"))
     async with Client(server, client_info=Implementation(name="claude-code", version="2.1")) as client:
-        pending = (await client.call_tool("synapse", {"action": "navigate", "question": HOST_QUESTION})).structured_content
+        pending = (
+            await client.call_tool("synapse", {"action": "navigate", "question": HOST_QUESTION})
+        ).structured_content
         if not pending or pending.get("verdict") != "pending":
             raise RuntimeError(f"the host turn did not start: {pending}")
         found = sections(pending["prompt"])
@@ -194,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", type=Path, default=README, help="the README to rewrite or check")
     args = parser.parse_args(argv)
     os.environ.pop("SYNAPSE_MODEL", None)  # the table is the offline model's, whatever the shell configures
-    from synapse_server.workspace_init import make_demo
+    from synapse_server.workspace.init import make_demo
 
     with tempfile.TemporaryDirectory(prefix="synapse-readme-") as scratch:
         root = make_demo(Path(scratch) / "synapse-demo")

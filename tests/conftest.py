@@ -14,7 +14,7 @@ from typing import IO
 import pytest
 
 from adapters.index import Embedder
-from synapse_server.sources_config import CACHE_ENV
+from synapse_server.workspace.source_config import CACHE_ENV
 
 
 @pytest.fixture(scope="session")

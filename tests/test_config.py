@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.config import Config, find_workspace, load_workspace
 from synapse_server.errors import ConfigError, WorkspaceError
+from synapse_server.workspace.config import Config, find_workspace, load_workspace
 
 
 def write_config(root: Path, text: str) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.config import load_workspace
 from synapse_server.errors import ConfigError
+from synapse_server.workspace.config import load_workspace
 
 
 def write_config(root: Path, text: str) -> Path:

@@ -12,8 +12,8 @@ from adapters.memory import MemoryAdapter
 from adapters.resolvers import Resolvers, workspace_resolvers
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
-from synapse_server.config import load_workspace
 from synapse_server.demo import build_demo, load_questions, workspace_name
+from synapse_server.workspace.config import load_workspace
 
 
 @pytest.fixture(scope="module")

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 
 from adapters.index import Embedder
-from synapse_server.config import Workspace, load_workspace
+from synapse_server.cli.commands.eval import main
 from synapse_server.demo import build_demo
 from synapse_server.errors import InvalidInput
 from synapse_server.eval import format_report, load_queries, run_eval
-from synapse_server.eval.cli import main
 from synapse_server.eval.harness import spot_check_sample
 from synapse_server.eval.metrics import mean, recall, reciprocal_rank
 from synapse_server.eval.queries import parse_queries
 from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.model import Link, Overlay, Relation
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace, load_workspace
+from synapse_server.workspace.stores import Stores
 
 
 @pytest.mark.parametrize(

@@ -34,13 +34,13 @@ def test_the_protocol_package_imports_no_io_or_model_libraries() -> None:
 
 
 def test_the_navigation_engine_reads_no_workspace_store_or_index() -> None:
-    # The engine floor is pure: the turn's I/O edge (synapse_server.turn_inputs) loads config, stores and
+    # The engine floor is pure: the turn's I/O edge (synapse_server.isolation.turn) loads config, stores and
     # index, builds the tether resolvers (GitPython) and hands the engine values. Importing the whole engine
     # must not pull any of them in.
     code = (
         "import sys, pkgutil, importlib, synapse_server.navigation as nav\n"
         "for m in pkgutil.iter_modules(nav.__path__): importlib.import_module(f'synapse_server.navigation.{m.name}')\n"
-        "bad = {'synapse_server.stores', 'synapse_server.turn_inputs', 'synapse_server.config', 'adapters.index',"
+        "bad = {'synapse_server.workspace.stores', 'synapse_server.isolation.turn', 'synapse_server.workspace.config', 'adapters.index',"
         " 'sqlite3', 'git', 'adapters.resolvers'} & set(sys.modules)\n"
         "print(sorted(bad))"
     )

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
 from synapse_server.errors import ConfigError, IndexUnavailable
-from synapse_server.stores import index_settings, open_workspace_index
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.stores import index_settings, open_workspace_index
 
 
 def write_config(root: Path, text: str) -> Path:

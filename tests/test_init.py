@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.cli import main
-from synapse_server.config import Config, load_workspace
+from synapse_server.cli.main import main
 from synapse_server.errors import WorkspaceError
-from synapse_server.lint import lint_workspace
-from synapse_server.workspace_init import init_workspace, make_demo
+from synapse_server.workspace.config import Config, load_workspace
+from synapse_server.workspace.init import init_workspace, make_demo
+from synapse_server.workspace.lint import lint_workspace
 
 
 def test_init_makes_a_workspace_that_loads_with_default_config_and_lints_clean(tmp_path: Path) -> None:

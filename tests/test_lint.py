@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.cli import main
-from synapse_server.config import load_workspace
+from synapse_server.cli.main import main
 from synapse_server.demo import build_demo
 from synapse_server.demo.gitreplay import Commit, replay
-from synapse_server.lint import lint_workspace
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.lint import lint_workspace
 
 DECISION = ".memory/tree/deci-1.md"
 NOTE = ".zettelkasten/lab/notes/n1.md"

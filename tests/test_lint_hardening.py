@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synapse_server.config import load_workspace
-from synapse_server.lint import lint_workspace
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.lint import lint_workspace
 
 
 def _entry(root: Path, ident: str, parent: str | None, name: str | None = None) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.init import make_demo
 from tests.pseudo_terminal import run_in_terminal
 
 SYNAPSE = Path(sys.executable).parent / "synapse"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from synapse_server.demo import load_questions
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.init import make_demo
 
 pytestmark = pytest.mark.both_backends
 

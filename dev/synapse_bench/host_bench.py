@@ -41,15 +41,15 @@ conclude c1
 
 
 def measure(root: Path, repeat: int) -> dict[str, Any]:
-    from synapse_server.config import load_workspace
     from synapse_server.host_turns.record import TurnRecord, TurnRecords
     from synapse_server.host_turns.token import StepClaims, server_secret, sign, verify
+    from synapse_server.isolation.turn import host_turn, navigate_turn, preload
     from synapse_server.models.host import HostTranscript
     from synapse_server.models.script import ScriptModel
     from synapse_server.navigation.pending import PendingStep
     from synapse_server.navigation.request import NavigateRequest
-    from synapse_server.stores import make_embedder
-    from synapse_server.turn_inputs import host_turn, navigate_turn, preload
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import make_embedder
 
     workspace = load_workspace(root)
     embedder = make_embedder(workspace)
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--write-report", action="store_true", help="update this harness's section of REPORT.md")
     args = parser.parse_args(argv)
-    from synapse_server.workspace_init import make_demo
+    from synapse_server.workspace.init import make_demo
 
     with tempfile.TemporaryDirectory(prefix="synapse-host-bench-") as scratch:
         figures = measure(make_demo(Path(scratch) / "demo"), max(1, args.repeat))

@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 
 from memdsl import Claim
-from synapse_server.licensing.language import tokens
+from synapse_server.language.text import normalise_words
+from synapse_server.language.words import tokens
 from synapse_server.navigation.licence import Clause, license_words
-from synapse_server.navigation.text import normalise_words
 
 SIZES = (10, 20, 40, 80, 160)
 CANDIDATES = 12

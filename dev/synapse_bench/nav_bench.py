@@ -50,7 +50,7 @@ from synapse_server.navigation.timing import STAGES, Timings
 
 if TYPE_CHECKING:
     from adapters.index import TextEncoder
-    from synapse_server.stores import Stores
+    from synapse_server.workspace.stores import Stores
 
 QUESTIONS_FILE = Path(__file__).resolve().parents[2] / "synapse_server" / "demo" / "questions.yaml"
 MODEL = "extractive"
@@ -77,10 +77,10 @@ def run(
     repeat: int = 3,
 ) -> dict[str, Any]:
     """Every question ``repeat`` times after one warm-up turn; per-stage and total p50/p95 in ms."""
-    from synapse_server.config import load_workspace
+    from synapse_server.isolation.turn import Preloaded, navigate_turn, preload
     from synapse_server.navigation.request import NavigateRequest
-    from synapse_server.stores import Stores
-    from synapse_server.turn_inputs import Preloaded, navigate_turn, preload
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import Stores
 
     workspace = load_workspace(root)
     start = time.perf_counter()
@@ -154,13 +154,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from adapters.index import Embedder
     from dev.synapse_bench import prompt_size
-    from synapse_server.config import load_workspace
-    from synapse_server.stores import Stores
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import Stores
 
     embedder = Embedder()
     with tempfile.TemporaryDirectory(prefix="synapse-nav-bench-") as scratch:
         if args.root is None:
-            from synapse_server.workspace_init import make_demo
+            from synapse_server.workspace.init import make_demo
 
             root, label = make_demo(Path(scratch) / "demo"), "demo"
             stores = Stores.load(load_workspace(root))

@@ -30,7 +30,7 @@ from typing import Any
 from memdsl.address import Address
 from memdsl.output import ActionCall, Answer, Binding, Claim, Output, parse_output, serialize_output
 from memdsl.render import STATUSES, Affordance, Gap, Render, RenderNode, parse_render, serialize_render
-from synapse_server.navigation.atoms import atomic_units
+from synapse_server.language.atoms import atomic_units
 
 _VOCABULARY = """
 transaction costs increased from basis points after the backtest sharpe ratio decreased net returns

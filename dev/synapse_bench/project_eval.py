@@ -37,10 +37,10 @@ from dev.synapse_bench.canonical.cases import Expect, Status
 from dev.synapse_bench.canonical.cli import quiet_logs
 from dev.synapse_bench.canonical.oracle import compare, is_unsafe
 from dev.synapse_bench.canonical.runner import Outcome, from_result
-from synapse_server.config import load_workspace
+from synapse_server.isolation.turn import navigate_turn
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.stores import Stores, make_embedder
-from synapse_server.turn_inputs import navigate_turn
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.stores import Stores, make_embedder
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         if root is None:
             if any(c.workspace != "demo" for _, c in corpora):
                 parser.error("a corpus that is not for the demo needs --root")
-            from synapse_server.workspace_init import make_demo
+            from synapse_server.workspace.init import make_demo
 
             root = make_demo(Path(scratch) / "demo")
         if args.local:

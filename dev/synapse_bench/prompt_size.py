@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synapse_server.models.base import Completion, Model, Prompt
-from synapse_server.models.extractive import ExtractiveModel
+from synapse_server.navigation.extractive import ExtractiveModel
 
 if TYPE_CHECKING:
     from adapters.index import TextEncoder
-    from synapse_server.stores import Stores
+    from synapse_server.workspace.stores import Stores
 
 
 class RecordingExtractive(Model):
@@ -51,8 +51,8 @@ def measure(
     root: Path, questions: Sequence[str], embedder: TextEncoder, stores: Stores, *, lean: bool
 ) -> dict[str, Any]:
     """Prompt bytes per model call, nodes and envelope bytes per turn, and each turn's outcome."""
+    from synapse_server.isolation.turn import navigate_turn
     from synapse_server.navigation.request import NavigateRequest
-    from synapse_server.turn_inputs import navigate_turn
 
     sent: list[int] = []
     nodes: list[int] = []

@@ -40,7 +40,7 @@ def profile_mode(root: Path, embedder: Any, *, watch: bool, repeat: int) -> dict
     """Per-call figures for one freshness mode (``watch`` False: a full scan at every check)."""
     from synapse_server.actions import freshness as freshness_module
     from synapse_server.actions.deps import Deps, ServerSettings
-    from synapse_server.dispatch import Dispatcher
+    from synapse_server.mcp.dispatch import Dispatcher
 
     deps = Deps(ServerSettings(root=root, prespawn=False), embedder=embedder, watch=watch)
     dispatcher = Dispatcher(deps)

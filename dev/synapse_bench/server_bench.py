@@ -45,7 +45,7 @@ from typing import Any
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.init import make_demo
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 QUERIES = ("transaction costs", "volatility target", "why did the Sharpe ratio fall", "skip month", "turnover")

@@ -35,10 +35,10 @@ from dev.synapse_bench.canonical.cli import quiet_logs, workbench
 from dev.synapse_bench.canonical.oracle import is_unsafe, judge
 from dev.synapse_bench.canonical.runner import Outcome, Turn, run_case
 from dev.synapse_bench.canonical.workspaces import Workbench
-from synapse_server.config import NavigateConfig
+from synapse_server.isolation.turn import navigate_turn
 from synapse_server.models import resolve_model
 from synapse_server.navigation.voi import POLICIES
-from synapse_server.turn_inputs import navigate_turn
+from synapse_server.workspace.config import NavigateConfig
 
 DEFAULT_VOI = "minimal"
 HOPS = (0, 1, 2)

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from itertools import pairwise
 
-from synapse_server.navigation.atoms import atomic_units
-from synapse_server.navigation.numbers import all_numbers
-from synapse_server.navigation.text import normalise_words
+from synapse_server.language.atoms import atomic_units
+from synapse_server.language.numbers import all_numbers
+from synapse_server.language.text import normalise_words
 
 INPUTS: dict[str, Callable[[int], str]] = {
     "grouped digits 123,123,…,1234": lambda size: "123," * (size // 4) + "1234",

@@ -15,7 +15,7 @@ from pydantic import Field
 from synapse_server.actions.base import ActionSpec
 from synapse_server.actions.deps import Deps
 from synapse_server.actions.overlay_params import Kind, ScopedParams
-from synapse_server.actions.progress import Update, run_with_progress
+from synapse_server.context.progress import Update, run_with_progress
 from synapse_server.overlay.build import MIN_CONFIDENCE, BuildReport, build_overlay, typer_model
 
 

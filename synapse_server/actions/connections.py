@@ -14,9 +14,9 @@ from pydantic import Field, field_validator
 from synapse_server.actions.base import ActionSpec, StrictParams, check_text
 from synapse_server.actions.deps import Deps
 from synapse_server.actions.overlay_params import Kind, locked
-from synapse_server.config import Workspace
 from synapse_server.overlay.connections import ConnectionsResult, connections
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 MAX_ID_CHARS = 1000
 

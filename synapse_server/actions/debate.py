@@ -13,9 +13,9 @@ from pydantic import Field
 from synapse_server.actions.base import ActionSpec
 from synapse_server.actions.deps import Deps
 from synapse_server.actions.overlay_params import Kind, ScopedParams, check_known_projects, locked
-from synapse_server.config import Workspace
 from synapse_server.overlay.debate_view import DebateParams, DebateResult, run_debate
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 
 class DebateActionParams(ScopedParams):

@@ -3,7 +3,7 @@
 One :class:`Deps` lives as long as its server. Everything heavy is loaded on
 first use and cached, but a long-lived server (Claude Code keeps it for a whole
 session) must not answer from a stale picture of the project, so each access
-asks :class:`~synapse_server.actions.freshness.Freshness` whether the store
+asks :class:`~synapse_server.workspace.freshness.Freshness` whether the store
 files (names, sizes, mtimes, the config, the git HEAD) still match what was
 loaded and reloads when they moved; a watch on the store folders keeps that
 check to a few system calls however large the workspace. The embedding model
@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from synapse_server.actions.envelopes import EnvelopeShelf
-from synapse_server.actions.freshness import Freshness, fingerprint
-from synapse_server.config import Workspace, load_workspace
 from synapse_server.host_turns.token import server_secret
 from synapse_server.isolation.runner import WorkerPool
 from synapse_server.models.spec import DEFAULT_SPEC, SERVE_DEFAULT_SPEC
-from synapse_server.stores import Stores, make_embedder
+from synapse_server.workspace.config import Workspace, load_workspace
+from synapse_server.workspace.freshness import Freshness, fingerprint
+from synapse_server.workspace.stores import Stores, make_embedder
 
 if TYPE_CHECKING:
     from adapters.index import HybridIndex

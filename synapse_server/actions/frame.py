@@ -13,9 +13,9 @@ from pydantic import Field, field_validator
 from synapse_server.actions.base import ActionSpec, check_text
 from synapse_server.actions.deps import Deps
 from synapse_server.actions.overlay_params import ScopedParams, check_known_projects, locked
-from synapse_server.config import Workspace
 from synapse_server.overlay.frame import DEFAULT_HITS, FrameParams, FrameResult, run_frame
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 MAX_QUESTION_CHARS = 2000
 

@@ -24,8 +24,8 @@ from adapters.ids import BadAddress, check_address, check_id
 from adapters.paths import PathEscape, resolve_inside
 from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text, tier_of
 from synapse_server.actions.deps import Deps
-from synapse_server.config import Workspace
 from synapse_server.errors import InvalidInput, NotFound, PathOutsideWorkspace
+from synapse_server.workspace.config import Workspace
 
 MAX_ID_CHARS = 1000
 MAX_BODY_CHARS = 200_000

@@ -24,9 +24,9 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from synapse_server.actions.base import ActionOutput
-from synapse_server.actions.caller import current_client
 from synapse_server.actions.navigate_output import NavigateOutput, shelved
-from synapse_server.actions.progress import current_reporter
+from synapse_server.context.caller import current_client
+from synapse_server.context.progress import current_reporter
 from synapse_server.errors import InvalidInput
 from synapse_server.host_turns.record import TurnRecord, TurnRecords
 from synapse_server.host_turns.token import StepClaims, sign, verify
@@ -38,7 +38,7 @@ from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, failur
 if TYPE_CHECKING:
     from synapse_server.actions.deps import Deps
     from synapse_server.actions.navigate import NavigateParams
-    from synapse_server.config import Workspace
+    from synapse_server.workspace.config import Workspace
 
 PROVIDER = "host"
 RULES_AGAIN = "(The navigator rules are those of step 1 of this turn; they have not changed.)\n"

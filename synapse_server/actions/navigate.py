@@ -21,11 +21,11 @@ from synapse_server.actions.base import ActionSpec
 from synapse_server.actions.deps import Deps
 from synapse_server.actions.host_turn import continue_turn, start_turn
 from synapse_server.actions.navigate_output import NavigateOutput, shelved, summarize, with_summary
-from synapse_server.actions.progress import current_reporter
+from synapse_server.context.progress import current_reporter
 from synapse_server.errors import InvalidInput
 from synapse_server.host_turns.record import MAX_REPLY_CHARS
 from synapse_server.host_turns.token import MAX_TOKEN_CHARS
-from synapse_server.isolation import configured_model
+from synapse_server.isolation.outcomes import configured_model
 from synapse_server.models import model_spec_from, parse_model_spec
 from synapse_server.navigation.request import MAX_QUESTION_CHARS, NavigateRequest
 

@@ -19,9 +19,9 @@ from pydantic import Field, field_validator
 
 from synapse_server.actions.base import StrictParams
 from synapse_server.actions.deps import Deps
-from synapse_server.config import Workspace
 from synapse_server.names import check_project_names, refuse_unknown_projects
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 __all__ = ["MAX_PROJECTS", "Kind", "ScopedParams", "check_known_projects", "locked"]
 

@@ -17,9 +17,9 @@ from pydantic import Field
 from synapse_server.actions.base import ActionSpec
 from synapse_server.actions.deps import Deps
 from synapse_server.actions.overlay_params import ScopedParams, check_known_projects, locked
-from synapse_server.config import Workspace
 from synapse_server.overlay.briefs import HIGH_CONFIDENCE, SynthesizeParams, SynthesizeResult, run_synthesize
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 
 class SynthesizeActionParams(ScopedParams):

@@ -23,17 +23,17 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from synapse_server.actions.deps import Deps, ServerSettings
-from synapse_server.config import load_workspace
 from synapse_server.dashboard import pages
 from synapse_server.dashboard.briefs import BriefCache
 from synapse_server.dashboard.chat import ChatAgent
 from synapse_server.dashboard.history import History
 from synapse_server.dashboard.runs import Runs
 from synapse_server.dashboard.security import SecurityHeaders, TokenGuard, form_token, new_token
-from synapse_server.dispatch import Dispatcher
 from synapse_server.errors import ConfigError, SynapseError
+from synapse_server.mcp.dispatch import Dispatcher
 from synapse_server.models import model_spec_from, parse_model_spec
 from synapse_server.models.spec import DEFAULT_SPEC
+from synapse_server.workspace.config import load_workspace
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder

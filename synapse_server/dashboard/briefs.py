@@ -16,8 +16,8 @@ from typing import Any
 import anyio
 
 from synapse_server.actions.deps import Deps
-from synapse_server.dispatch import Dispatcher
 from synapse_server.errors import SynapseError
+from synapse_server.mcp.dispatch import Dispatcher
 from synapse_server.overlay.store import overlay_path
 
 MAX_BRIEFS = 100

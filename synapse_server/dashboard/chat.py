@@ -32,7 +32,7 @@ from anyio.abc import TaskGroup
 
 from synapse_server.dashboard.history import Entry, History
 from synapse_server.dashboard.runs import navigate_once
-from synapse_server.dispatch import Dispatcher
+from synapse_server.mcp.dispatch import Dispatcher
 from synapse_server.models import Model, ModelError, parse_model_spec, resolve_model
 from synapse_server.models.spec import NO_MODEL_OUTSIDE_NAVIGATE
 

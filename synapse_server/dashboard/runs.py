@@ -18,8 +18,8 @@ from anyio.abc import TaskGroup
 
 from synapse_server.actions.navigate_output import result_of
 from synapse_server.dashboard.history import Entry, History, Origin
-from synapse_server.dispatch import Dispatcher, error_payload
 from synapse_server.errors import typed
+from synapse_server.mcp.dispatch import Dispatcher, error_payload
 from synapse_server.navigation.surfaces import NavigateResult
 
 MAX_RUNS_KEPT = 200

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from synapse_server.present.safe_text import terminal_safe
+from synapse_server.language.safe_text import terminal_safe
 
 RELATIONS = ("contradicts", "corroborates", "applies", "instantiates", "motivated-by", "related")
 BASES = ("judged", "cosine", "shared-file")

@@ -1,5 +1,5 @@
-"""``python -m synapse_server.eval``: see :mod:`synapse_server.eval.cli`."""
+"""``python -m synapse_server.eval``: the ``synapse eval`` command (:mod:`synapse_server.cli.commands.eval`)."""
 
-from synapse_server.eval.cli import main
+from synapse_server.cli.commands.eval import main
 
 raise SystemExit(main())

@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from synapse_server.config import Workspace
 from synapse_server.eval.harness import EvalReport, retrieval_scores, spot_check_sample
 from synapse_server.eval.queries import load_queries
 from synapse_server.overlay.lens import open_overlay, scope_of
 from synapse_server.overlay.model import OverlayKind
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder

@@ -29,8 +29,7 @@ from anyio.abc import Process, UNIXSocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 from pydantic import ValidationError
 
-from synapse_server.actions.progress import Reporter
-from synapse_server.children import kill_group
+from synapse_server.context.progress import Reporter
 from synapse_server.errors import SynapseError
 from synapse_server.isolation.outcomes import failure_result, signal_name
 from synapse_server.isolation.protocol import MAX_LINE_BYTES, ProtocolError, decode, encode
@@ -38,6 +37,7 @@ from synapse_server.models.host import HostTranscript
 from synapse_server.navigation.pending import PendingStep, StaleStep
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult
+from synapse_server.processes.children import kill_group
 
 StepResult = NavigateResult | PendingStep | StaleStep
 

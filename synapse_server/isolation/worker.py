@@ -41,13 +41,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synapse_server.children import arm_parent_death_signal, kill_group, process_scope
 from synapse_server.errors import typed
 from synapse_server.isolation.protocol import MAX_LINE_BYTES, TEST_JOB_ENV, ProtocolError, decode, encode
+from synapse_server.processes.children import arm_parent_death_signal, kill_group, process_scope
 
 log = logging.getLogger("synapse_server.worker")
 
-TURN_MODULE = "synapse_server.turn_inputs"
+TURN_MODULE = "synapse_server.isolation.turn"
 WARM_UP_TEXT = "Which decision set the volatility target, and what did the backtest measure?"
 _CONTROL_CHUNK = 64 * 1024
 
@@ -56,7 +56,7 @@ _CONTROL_CHUNK = 64 * 1024
 class Warm:
     """What warm-up prepared: the embedder, the config value it was built for, the turn function, the stores.
 
-    ``preloaded`` is the workspace loaded once (:class:`~synapse_server.turn_inputs.Preloaded`: stores, index
+    ``preloaded`` is the workspace loaded once (:class:`~synapse_server.isolation.turn.Preloaded`: stores, index
     sync, vectors, node graph), kept current by ``freshness``, which is checked before every fork (see
     :func:`refresh`). Both are None when the load failed: the turn then loads for itself and reports the
     failure properly.
@@ -88,8 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def warm_up(root: Path) -> Warm:
     """Pay start-up once: model weights, the engine's imports, the stores and the index cache of this workspace."""
-    from synapse_server.config import load_workspace
-    from synapse_server.stores import make_embedder
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import make_embedder
 
     warm = Warm(None, None, _turn_function())
     try:
@@ -107,15 +107,15 @@ def warm_up(root: Path) -> Warm:
 def refresh(warm: Warm, root: Path) -> None:
     """Before a fork: keep the loaded stores while their files are unchanged, otherwise load and sync again.
 
-    The check is the server's own (:class:`~synapse_server.actions.freshness.Freshness`: the store folders'
+    The check is the server's own (:class:`~synapse_server.workspace.freshness.Freshness`: the store folders'
     inotify queue, or a full fingerprint where no watch can be trusted), so a turn sees every store change
     that finished before it was forked. The index is synced here and closed again before the fork; its
     result travels to the turn as ``synced``. Any failure drops the loaded state: the turn loads for itself.
     """
-    from synapse_server.actions.freshness import Freshness
-    from synapse_server.config import load_workspace
-    from synapse_server.stores import make_embedder
-    from synapse_server.turn_inputs import preload
+    from synapse_server.isolation.turn import preload
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.freshness import Freshness
+    from synapse_server.workspace.stores import make_embedder
 
     if warm.freshness is not None and warm.freshness.current():
         return
@@ -339,9 +339,9 @@ def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[
 
 def _host_step(root: Path, request: Any, host: object, warm: Warm | None) -> dict[str, Any]:
     """One step of a host-navigated turn: a verdict (``result``), the next prompt (``pending``) or ``stale``."""
+    from synapse_server.isolation.turn import host_turn
     from synapse_server.models.host import HostTranscript
     from synapse_server.navigation.pending import PendingStep, StaleStep
-    from synapse_server.turn_inputs import host_turn
 
     if warm is None:
         return {"type": "failure", "halted_reason": "internal-error", "detail": "the navigation engine is not ready"}
@@ -359,8 +359,8 @@ def _embedder_for(root: Path, warm: Warm) -> Any:
 
     Building it anew raises the configuration error the caller should see.
     """
-    from synapse_server.config import load_workspace
-    from synapse_server.stores import make_embedder
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import make_embedder
 
     workspace = load_workspace(root)
     if warm.embedder is not None and warm.embedding_key == _embedding_key(workspace):
@@ -374,7 +374,7 @@ def _embedding_key(workspace: Any) -> str:
 
 def _turn_function() -> Callable[..., Any] | None:
     try:
-        from synapse_server import turn_inputs as turn
+        from synapse_server.isolation import turn
     except ModuleNotFoundError as exc:
         if exc.name != TURN_MODULE:
             raise

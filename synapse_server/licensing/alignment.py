@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
+from synapse_server.language.words import ARTICLES, Token, same_meaning
 from synapse_server.licensing.frames import EMPTY_FRAME, FRAME_MODALS, FRAME_NOUNS, Frame
-from synapse_server.licensing.language import ARTICLES, Token, same_meaning
 from synapse_server.licensing.rules import RuleId, priority
 
 __all__ = ["Alignment", "Finding", "align", "cuts_of"]

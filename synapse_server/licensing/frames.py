@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from synapse_server.licensing.language import stem, tokens
+from synapse_server.language.words import stem, tokens
 
 __all__ = ["EMPTY_FRAME", "FRAME_MODALS", "FRAME_NOUNS", "Frame", "frame_of"]
 

@@ -9,8 +9,8 @@ to the earlier claim's subject and assert something neither node says.
 
 from __future__ import annotations
 
-from synapse_server.navigation.atoms import names_a_subject
-from synapse_server.navigation.text import normalise_words
+from synapse_server.language.atoms import names_a_subject
+from synapse_server.language.text import normalise_words
 
 __all__ = ["JOIN_ANAPHORS", "dangling_subject"]
 

@@ -30,16 +30,16 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
-from synapse_server.licensing.alignment import Finding
-from synapse_server.licensing.language import Token, direction, stem
-from synapse_server.licensing.rules import RuleId
-from synapse_server.navigation.calculation import (
+from synapse_server.language.calculation import (
     CalculationError,
     derivation_constants,
     derivation_operands,
     evaluate_derivation,
 )
-from synapse_server.navigation.numbers import NumToken, all_numbers
+from synapse_server.language.numbers import NumToken, all_numbers
+from synapse_server.language.words import Token, direction, stem
+from synapse_server.licensing.alignment import Finding
+from synapse_server.licensing.rules import RuleId
 
 __all__ = ["Derived", "derived_figure", "rounds_from"]
 

@@ -1,6 +1,6 @@
 """The clauses a node offers for licensing, each with the frame it is read in.
 
-Atomic units (:mod:`synapse_server.navigation.atoms`) are cut further where a
+Atomic units (:mod:`synapse_server.language.atoms`) are cut further where a
 clause of its own hides inside one:
 
 - a numbered item inside a sentence (``…: (1) A; (2) B`` or ``…: 1. A. 2. B.``)
@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from synapse_server.language.atoms import Unit, atomic_units, sentence_units
 from synapse_server.licensing.frames import Frame, frame_of
-from synapse_server.navigation.atoms import Unit, atomic_units, sentence_units
 
 __all__ = ["FramedClause", "framed_clauses"]
 

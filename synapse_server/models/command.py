@@ -7,10 +7,10 @@ syntax. The child leads its own process group: on timeout the whole group is
 killed, because CLIs that fork helpers would otherwise leave them running and
 holding our pipes, and so is whatever of the group is left once the command
 answered. Leading its own group takes it out of its caller's, so the group is
-registered with the caller's :class:`~synapse_server.children.ProcessScope`
+registered with the caller's :class:`~synapse_server.processes.children.ProcessScope`
 (killed when the tool call or navigate turn ends, however it ends), and the
 kernel kills the command if the process that started it dies (Linux), while a
-:class:`~synapse_server.children.GroupGuard` started beside it kills the helpers
+:class:`~synapse_server.processes.children.GroupGuard` started beside it kills the helpers
 left in its group. A system prompt, when given, is sent first on stdin,
 separated from the prompt by a blank line; ``max_tokens`` cannot be passed to
 an arbitrary CLI and is ignored. The command reports no usage.
@@ -23,9 +23,9 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from synapse_server.children import GroupGuard, ProcessScope, current_scope, kill_group, parent_death_signal
 from synapse_server.models.base import DEFAULT_TIMEOUT_S, Completion, Model, ModelIdentity, Prompt
 from synapse_server.models.errors import ModelCommandFailed, ModelMisconfigured, ModelSpecError, ModelTimeout, tail
+from synapse_server.processes.children import GroupGuard, ProcessScope, current_scope, kill_group, parent_death_signal
 
 PROVIDER = "command"
 _DRAIN_S = 5.0
@@ -95,7 +95,7 @@ class CommandModel(Model):
                 cwd=self._cwd,
                 env=self._env,
                 start_new_session=True,
-                preexec_fn=parent_death_signal(),  # only arms prctl: see synapse_server.children
+                preexec_fn=parent_death_signal(),  # only arms prctl: see synapse_server.processes.children
             )
         except OSError as error:
             raise ModelMisconfigured(

@@ -38,7 +38,7 @@ SERVE_DEFAULT_SPEC = "host"
 NO_MODEL_OUTSIDE_NAVIGATE = frozenset({"extractive", "host"})
 """Specs under which build's typer and the lenses work deterministically: the extractive navigator is not a
 typer, and the host model is reached only through navigate's pending turns."""
-EXTRACTIVE_MODULE = "synapse_server.models.extractive"
+EXTRACTIVE_MODULE = "synapse_server.navigation.extractive"
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,9 @@ domains are checked here, before any store or model work.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-if TYPE_CHECKING:  # the engine reads the workspace's defaults as a value; loading the config is the edge's work
-    from synapse_server.config import NavigateConfig
 
 MAX_NODES_LIMIT = 10_000
 MAX_HOPS = 8
@@ -60,7 +57,21 @@ class Budgets:
     trace_floor: float
 
 
-def resolve_budgets(request: BudgetRequest, defaults: NavigateConfig) -> Budgets:
+class BudgetDefaults(Protocol):
+    """The workspace's defaults as the engine reads them (the config's ``navigate:`` block is one); loading the
+    config is the I/O edge's work, so the engine names only the values it needs."""
+
+    @property
+    def max_nodes(self) -> int: ...
+    @property
+    def hops(self) -> int: ...
+    @property
+    def token_budget(self) -> int: ...
+    @property
+    def render_max_body_chars(self) -> int: ...
+
+
+def resolve_budgets(request: BudgetRequest, defaults: BudgetDefaults) -> Budgets:
     token_budget = request.token_budget if request.token_budget >= 0 else defaults.token_budget
     loop_cap: int | None
     if request.max_nodes > 0:

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar, get_args
 
-from synapse_server.licensing.language import FREE, PREPOSITIONS
-from synapse_server.navigation.atoms import Unit
-from synapse_server.navigation.numbers import NumToken, all_numbers
-from synapse_server.navigation.text import normalise_words, plain_text
+from synapse_server.language.atoms import Unit
+from synapse_server.language.numbers import NumToken, all_numbers
+from synapse_server.language.text import normalise_words, plain_text
+from synapse_server.language.words import FREE, PREPOSITIONS
 
 __all__ = ["CoverageReason", "NumberCoverage", "Span", "clause_coverage", "number_coverage", "restated_unit"]
 

@@ -25,9 +25,9 @@ from collections.abc import Iterable, Mapping
 
 from adapters.base import Node
 from memdsl import Affordance, Gap, Render, RenderNode, parse_address
+from synapse_server.language.safe_text import line_breaks_escaped
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 from synapse_server.navigation.view import MAX_JOIN_PATH, View
-from synapse_server.present.safe_text import line_breaks_escaped
 
 ELIDED_DETAIL = "body truncated; ground to fetch the full record"
 _GAP_OF_STATE = {"stale": "stale", "unresolved": "unresolved", "failed": "unresolved"}

@@ -32,15 +32,15 @@ from itertools import permutations
 from typing import Literal
 
 from memdsl import Claim
+from synapse_server.language.calculation import CalculationError, derivation_operands, evaluate_derivation
+from synapse_server.language.numbers import all_numbers
+from synapse_server.language.text import normalise_words, plain_text
+from synapse_server.language.words import Token, tokens
 from synapse_server.licensing.alignment import Alignment, Finding, align, cuts_of
 from synapse_server.licensing.frames import EMPTY_FRAME, Frame
-from synapse_server.licensing.language import Token, tokens
 from synapse_server.licensing.relations import derived_figure
 from synapse_server.licensing.rules import RuleId
-from synapse_server.navigation.calculation import CalculationError, derivation_operands, evaluate_derivation
 from synapse_server.navigation.coverage import NumberCoverage, clause_coverage, number_coverage, restated_unit
-from synapse_server.navigation.numbers import all_numbers
-from synapse_server.navigation.text import normalise_words, plain_text
 
 __all__ = ["Clause", "Licence", "Problem", "conjunction", "license_calculation", "license_words"]
 

@@ -17,10 +17,11 @@ from collections.abc import Mapping
 from itertools import pairwise
 
 from memdsl import Abstention, Answer, Claim
+from synapse_server.language.atoms import atomic_units, restatement_targets
+from synapse_server.language.text import markup_tokens, normalise_words, plain_text
 from synapse_server.licensing.joins import dangling_subject
 from synapse_server.licensing.rules import RuleId
 from synapse_server.licensing.units import framed_clauses
-from synapse_server.navigation.atoms import atomic_units, restatement_targets
 from synapse_server.navigation.claims import (
     CAPPING_FORMS,
     CitationFinding,
@@ -39,7 +40,6 @@ from synapse_server.navigation.licence import (
     license_calculation,
     license_words,
 )
-from synapse_server.navigation.text import markup_tokens, normalise_words, plain_text
 from synapse_server.navigation.view import View
 
 CLAIM_TYPES = frozenset({"claim", "finding"})

@@ -1,7 +1,7 @@
 """One navigate turn over values: the loop, the router and the public JSON.
 
 The engine floor is pure: it never reads a config, a store or an index. The
-I/O edge (:mod:`synapse_server.turn_inputs`) loads the workspace, assembles
+I/O edge (:mod:`synapse_server.isolation.turn`) loads the workspace, assembles
 the substrate and the seeded view, resolves the model, and hands them here.
 The result is always a :class:`NavigateResult`: an answer, a labelled
 abstention, or a guardrail abstention with ``reasons: []``. Operational

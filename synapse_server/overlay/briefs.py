@@ -30,9 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node, TetherKind
 from adapters.resolvers import Resolvers
-from synapse_server.config import Workspace
+from synapse_server.language.text import normalise_words
 from synapse_server.models import Model, ModelBadResponse
-from synapse_server.navigation.text import normalise_words
 from synapse_server.overlay.lens import (
     EXTRACTIVE,
     MAX_PROJECTS,
@@ -48,7 +47,8 @@ from synapse_server.overlay.lens import (
 )
 from synapse_server.overlay.model import Basis, Link, Overlay, Relation
 from synapse_server.overlay.verifier import BLIND_SPOTS, BriefMaterial, TraceFailure, verify_brief
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from synapse_server.config import Workspace
 from synapse_server.errors import InvalidInput
 from synapse_server.models import Model, model_spec_from, parse_model_spec, resolve_model
 from synapse_server.models.spec import NO_MODEL_OUTSIDE_NAVIGATE
@@ -32,7 +31,8 @@ from synapse_server.overlay.model import KINDS, ClaimStrength, Link, Overlay, Ov
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
 from synapse_server.overlay.store import embedding_identity, refuse_if_write_free, write_overlay
 from synapse_server.overlay.typer import Skip, TypedEdge, Typer, make_typer
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 if TYPE_CHECKING:
     from adapters.base import Node

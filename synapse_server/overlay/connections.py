@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.ids import BadAddress, check_address, check_id, make_address
-from synapse_server.config import Workspace
 from synapse_server.errors import InvalidInput, NotFound
 from synapse_server.overlay.model import KINDS, Drift, Link, OverlayKind
 from synapse_server.overlay.store import read_overlay
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 __all__ = ["ConnectionsResult", "connections", "resolve_node"]
 

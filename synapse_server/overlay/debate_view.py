@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from adapters.base import Node
 from adapters.zettelkasten import ZettelkastenAdapter
 from adapters.zk_debate import ContestedClaim, DebateMap
-from synapse_server.config import Workspace
 from synapse_server.overlay.lens import (
     MAX_PROJECTS,
     LensResult,
@@ -36,7 +35,8 @@ from synapse_server.overlay.lens import (
     tier_of,
 )
 from synapse_server.overlay.model import Link, Overlay, OverlayKind, Relation
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder

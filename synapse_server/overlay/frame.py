@@ -36,7 +36,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node
 from adapters.resolvers import Resolvers
-from synapse_server.config import Workspace
 from synapse_server.models import Model
 from synapse_server.names import check_text
 from synapse_server.overlay.lens import (
@@ -54,7 +53,8 @@ from synapse_server.overlay.lens import (
     tier_of,
 )
 from synapse_server.overlay.model import Overlay
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 if TYPE_CHECKING:
     from adapters.index import HybridIndex

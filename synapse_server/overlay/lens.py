@@ -15,15 +15,15 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from synapse_server.config import Workspace
 from synapse_server.errors import InvalidInput
+from synapse_server.language.atoms import sentence_units
 from synapse_server.models import Model, model_spec_from, parse_model_spec, resolve_model
 from synapse_server.models.spec import NO_MODEL_OUTSIDE_NAVIGATE
 from synapse_server.names import check_project_names
-from synapse_server.navigation.atoms import sentence_units
 from synapse_server.overlay.model import Drift, OverlayKind
 from synapse_server.overlay.store import OverlayState, read_overlay
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 __all__ = [
     "EXTRACTIVE",

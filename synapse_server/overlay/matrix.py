@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node
-from synapse_server.config import Workspace
 from synapse_server.models import Model, ModelBadResponse
 from synapse_server.overlay.lens import (
     EXTRACTIVE,
@@ -41,7 +40,8 @@ from synapse_server.overlay.lens import (
     tier_of,
 )
 from synapse_server.overlay.model import RELATIONS, Basis, Link, Overlay, OverlayKind, Relation
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from synapse_server.config import Workspace
 from synapse_server.errors import PathOutsideWorkspace, WriteRefused
 from synapse_server.overlay.model import FILE_OF_KIND, KINDS, SCHEMA_VERSION, Drift, Overlay, OverlayKind
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.stores import Stores
 
 __all__ = [
     "LINKS_DIR",

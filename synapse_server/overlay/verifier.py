@@ -39,8 +39,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from synapse_server.navigation.numbers import NumToken, all_numbers, numeric_tokens, spelled_numbers
-from synapse_server.navigation.text import normalise_words
+from synapse_server.language.numbers import NumToken, all_numbers, numeric_tokens, spelled_numbers
+from synapse_server.language.text import normalise_words
 
 __all__ = ["BLIND_SPOTS", "BriefMaterial", "TraceFailure", "Verification", "verify_brief"]
 

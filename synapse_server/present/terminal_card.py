@@ -14,8 +14,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterator
 
+from synapse_server.language.safe_text import terminal_safe
 from synapse_server.navigation.surfaces import AnswerCitation, NavigateResult, TraceSurface
-from synapse_server.present.safe_text import terminal_safe
 from synapse_server.present.trace_tree import ClaimNode, claim_tree
 
 _CODES = {"bold": "1", "dim": "2", "green": "32", "yellow": "33", "red": "31", "cyan": "36"}

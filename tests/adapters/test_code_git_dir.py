@@ -9,8 +9,8 @@ import pytest
 from store_builders import commit, git, init_repo, write
 
 from adapters import CodeAdapter
-from synapse_server.config import load_workspace
-from synapse_server.lint import lint_workspace
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.lint import lint_workspace
 
 SECRET = "SECRET-OUTSIDE-7c1e"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dev.synapse_bench.host_bench import measure, report
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.init import make_demo
 
 
 def test_the_host_step_harness_measures_both_paths_to_the_same_answer(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import pytest
 from adapters.index import Embedder
 from dev.synapse_bench.nav_bench import demo_questions
 from dev.synapse_bench.prompt_size import compare, format_table, spread
-from synapse_server.config import load_workspace
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 
 def test_spread_reports_median_nearest_rank_p90_min_and_max() -> None:

@@ -17,8 +17,8 @@ from adapters.index import Embedder
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.dashboard import DashboardConfig, build_app
 from synapse_server.dashboard.security import form_token
-from synapse_server.dispatch import Dispatcher
-from synapse_server.workspace_init import make_demo
+from synapse_server.mcp.dispatch import Dispatcher
+from synapse_server.workspace.init import make_demo
 
 TOKEN = "test-token-for-this-run"
 FORM_TOKEN = form_token(TOKEN)

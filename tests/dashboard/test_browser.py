@@ -25,7 +25,7 @@ import pytest
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.demo import load_questions
-from synapse_server.dispatch import Dispatcher
+from synapse_server.mcp.dispatch import Dispatcher
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 CHROMIUM_FLAGS = [
@@ -207,7 +207,7 @@ def test_the_mcp_app_answer_card_renders_the_structured_result_as_text_in_chromi
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    from synapse_server.apps import card_html
+    from synapse_server.mcp.apps import card_html
     from synapse_server.navigation.surfaces import NavigateResult
 
     result = json.loads((Path(__file__).parent / "navigate_answer.json").read_text(encoding="utf-8"))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.cli import main
-from synapse_server.commands.dashboard import RedactToken
+from synapse_server.cli.commands.dashboard import RedactToken
+from synapse_server.cli.main import main
 
 
 def test_an_out_of_range_port_is_invalid_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

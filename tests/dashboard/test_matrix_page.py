@@ -11,7 +11,7 @@ import anyio
 from conftest import FORM_TOKEN
 
 from synapse_server.actions.deps import Deps, ServerSettings
-from synapse_server.dispatch import Dispatcher
+from synapse_server.mcp.dispatch import Dispatcher
 
 CELL = re.compile(r'<td class="rel rel-([a-z-]+)"><a href="(/matrix/cell\?[^"]+)" title="([^"]*)">')
 

@@ -16,7 +16,7 @@ from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.dashboard.history import History
 from synapse_server.dashboard.security import CSP
 from synapse_server.demo import load_questions
-from synapse_server.dispatch import Dispatcher
+from synapse_server.mcp.dispatch import Dispatcher
 from synapse_server.navigation.surfaces import NavigateResult
 
 CASES = {case["id"]: case for case in load_questions()["questions"]}

@@ -18,8 +18,8 @@ from adapters.cache_files import CacheLinkRefused
 from adapters.index import Embedder, HybridIndex
 from adapters.index.store import Store
 from synapse_server.actions.deps import Deps, ServerSettings
-from synapse_server.dispatch import Dispatcher
-from synapse_server.workspace_init import make_demo
+from synapse_server.mcp.dispatch import Dispatcher
+from synapse_server.workspace.init import make_demo
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 DATABASE = "index-default.sqlite3"

@@ -22,9 +22,9 @@ from adapters.index import (
 )
 from adapters.index.onnx_encoder import ONNX_MODEL_ID, TOKENIZER_JSON, packaged_onnx_model
 from adapters.index.torch_encoder import TORCH_MODEL_ID, torch_extra_missing
-from synapse_server.config import load_workspace
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 REPO = Path(__file__).resolve().parents[2]
 

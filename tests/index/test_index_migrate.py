@@ -12,16 +12,16 @@ import pytest
 from index_corpus import CountingEncoder
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
-from synapse_server.stores import Stores, index_settings
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores, index_settings
 
 REPO = Path(__file__).resolve().parents[2]
 QUERY = "why did net returns drop after costs rose"
 
 _MIGRATE = """
 import json, sys
-from synapse_server.cli import main
+from synapse_server.cli.main import main
 rc = main(["index", "migrate", "--root", sys.argv[1], "--json"])
 print(json.dumps({"rc": rc, "loaded": sorted(m for m in ("onnxruntime", "torch", "tokenizers") if m in sys.modules)}))
 """

@@ -30,7 +30,7 @@ from adapters.index import HybridIndex, IndexDoc
 from adapters.index.pg_errors import IndexUnavailable
 from adapters.index.pg_store import PgStore
 from adapters.index.settings import IndexSettings
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.init import make_demo
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 TIMEOUT_S = 4

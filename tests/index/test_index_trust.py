@@ -21,11 +21,11 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from adapters.index.settings import DSN_ENV
-from synapse_server.config import load_workspace
 from synapse_server.errors import ConfigError
 from synapse_server.models.spec import TRUST_ENV
-from synapse_server.stores import index_settings, open_workspace_index
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import index_settings, open_workspace_index
 
 pytestmark = pytest.mark.anyio
 

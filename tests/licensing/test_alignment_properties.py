@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from synapse_server.language.words import tokens
 from synapse_server.licensing.alignment import align
 from synapse_server.licensing.frames import frame_of
-from synapse_server.licensing.language import tokens
 
 WORDS = st.sampled_from(
     "the fee is rose fell from to up at least more than not non-certified only all may must until after "

@@ -107,7 +107,7 @@ def test_model_options_refuse_unknown_keys_and_out_of_range_values() -> None:
 def test_importing_the_models_package_does_not_import_the_extractive_navigator() -> None:
     code = (
         "import sys, synapse_server.models as m; m.parse_model_spec('extractive'); "
-        "assert 'synapse_server.models.extractive' not in sys.modules"
+        "assert 'synapse_server.navigation.extractive' not in sys.modules"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from synapse_server.navigation.atoms import atomic_units, restatement_targets, sentence_units
-from synapse_server.navigation.text import markdown_blocks, normalise_words, plain_words
+from synapse_server.language.atoms import atomic_units, restatement_targets, sentence_units
+from synapse_server.language.text import markdown_blocks, normalise_words, plain_words
 
 
 def _texts(body: str) -> list[str]:

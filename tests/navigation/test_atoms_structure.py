@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_server.navigation.atoms import atomic_units, restatement_targets, sentence_units
-from synapse_server.navigation.text import markdown_blocks
+from synapse_server.language.atoms import atomic_units, restatement_targets, sentence_units
+from synapse_server.language.text import markdown_blocks
 
 ADR = """# 3. Use ISO 8601 dates
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from synapse_server.config import NavigateConfig
 from synapse_server.navigation.budgets import (
     MAX_NODES_LIMIT,
     MIN_TOKEN_BUDGET,
@@ -13,6 +12,7 @@ from synapse_server.navigation.budgets import (
     BudgetRequest,
     resolve_budgets,
 )
+from synapse_server.workspace.config import NavigateConfig
 
 DEFAULTS = NavigateConfig(max_nodes=40, hops=1, token_budget=24_000, render_max_body_chars=1200)
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from synapse_server.navigation.calculation import (
+from synapse_server.language.calculation import (
     CalculationError,
     derivation_operands,
     evaluate_derivation,

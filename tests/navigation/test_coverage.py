@@ -4,15 +4,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from synapse_server.language.atoms import Unit, atomic_units, restatement_targets
+from synapse_server.language.text import normalise_words
+from synapse_server.language.words import tokens
 from synapse_server.licensing.alignment import align
-from synapse_server.licensing.language import tokens
-from synapse_server.navigation.atoms import Unit, atomic_units, restatement_targets
 from synapse_server.navigation.coverage import (
     clause_coverage,
     number_coverage,
     restated_unit,
 )
-from synapse_server.navigation.text import normalise_words
 
 SOURCE = "Transaction costs increased from 5 bps to 8 bps."
 

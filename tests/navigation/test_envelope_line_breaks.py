@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdsl import parse_render, serialize_render
+from synapse_server.language.safe_text import LINE_BREAKS
 from synapse_server.navigation.envelope import render_envelope
-from synapse_server.present.safe_text import LINE_BREAKS
 
 BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

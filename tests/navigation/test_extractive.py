@@ -5,8 +5,8 @@ from __future__ import annotations
 from engine_builders import budgets, node, substrate, view_of, world
 
 from memdsl import Abstention, Answer, parse_output, serialize_render
-from synapse_server.models.extractive import ExtractiveModel
 from synapse_server.navigation.envelope import render_envelope
+from synapse_server.navigation.extractive import ExtractiveModel
 from synapse_server.navigation.loop import run_loop
 from synapse_server.navigation.prompt import build_prompt
 from synapse_server.navigation.view import View

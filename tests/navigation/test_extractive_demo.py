@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
 from synapse_server.demo import load_questions
+from synapse_server.isolation.turn import navigate_turn
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.stores import Stores
-from synapse_server.turn_inputs import navigate_turn
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from synapse_server.navigation.numbers import NumToken, all_numbers, numeric_tokens, spelled_numbers
+from synapse_server.language.numbers import NumToken, all_numbers, numeric_tokens, spelled_numbers
 
 
 def _one(text: str) -> NumToken:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_server.navigation.question import analyse, stem
+from synapse_server.language.question import analyse, stem
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,11 @@ from engine_builders import budgets, node, substrate
 from adapters.base import Tether, TetherCheck, TetherKind
 from adapters.resolvers import Resolvers
 from memdsl import parse_render, serialize_render
-from synapse_server.config import NavigateConfig
 from synapse_server.navigation.budgets import BudgetRequest, resolve_budgets
 from synapse_server.navigation.envelope import render_envelope
 from synapse_server.navigation.substrate import RELEVANCE_FLOOR, SeedHit, Substrate, assemble, seed_addresses
 from synapse_server.navigation.view import MissingGap
+from synapse_server.workspace.config import NavigateConfig
 
 M1, M2, M3 = "mem:tree:m1", "mem:tree:m2", "mem:tree:m3"
 Z1, Z2 = "zk:research:z1", "zk:research:z2"

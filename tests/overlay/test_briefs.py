@@ -10,8 +10,7 @@ import pytest
 from adapters.base import Node, Tether, TetherKind
 from adapters.index import Embedder
 from adapters.resolvers import Resolvers
-from synapse_server import cli
-from synapse_server.config import Workspace, load_workspace
+from synapse_server.cli import main as cli
 from synapse_server.demo import build_demo
 from synapse_server.models import FakeModel
 from synapse_server.overlay.briefs import (
@@ -29,7 +28,8 @@ from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.model import ClaimStrength, Link, Overlay, Relation
 from synapse_server.overlay.store import read_overlay, write_overlay
 from synapse_server.overlay.verifier import quoted_spans
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace, load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
 

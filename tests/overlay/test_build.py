@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from adapters.index import Embedder
-from synapse_server.cli import main
-from synapse_server.config import load_workspace
+from synapse_server.cli.main import main
 from synapse_server.errors import InvalidInput, WriteRefused
 from synapse_server.models import resolve_model
 from synapse_server.overlay.build import PRIORITY_FLOOR, BuildReport, build_overlay, priority
@@ -24,8 +23,9 @@ from synapse_server.overlay.candidates import (
 from synapse_server.overlay.model import Overlay
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
 from synapse_server.overlay.store import embedding_identity, overlay_path, parse_overlay, read_overlay
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
 

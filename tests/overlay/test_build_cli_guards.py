@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.cli import main
+from synapse_server.cli.main import main
 from synapse_server.models.spec import TRUST_ENV
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.init import make_demo
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 

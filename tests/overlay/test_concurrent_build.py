@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
 from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.model import Overlay
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
 from synapse_server.overlay.store import embedding_identity, overlay_path, parse_overlay, read_overlay
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 SYNAPSE = Path(sys.executable).with_name("synapse")
 PROCESSES = 8
@@ -26,7 +26,7 @@ GUARD_S = 600  # a hung child fails the test instead of hanging the suite; no ti
 _WRITER = """
 import sys
 from pathlib import Path
-from synapse_server.config import load_workspace
+from synapse_server.workspace.config import load_workspace
 from synapse_server.overlay.model import Overlay
 from synapse_server.overlay.store import write_overlay
 ws = load_workspace(Path(sys.argv[1]))

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from adapters.index import Embedder
-from synapse_server.cli import main
-from synapse_server.config import load_workspace
+from synapse_server.cli.main import main
 from synapse_server.errors import InvalidInput, NotFound
 from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.connections import connections
 from synapse_server.overlay.store import overlay_path
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
 

@@ -10,14 +10,14 @@ import pytest
 from adapters.base import Node
 from adapters.index import Embedder
 from adapters.zk_debate import ContestedClaim, DebateMap
-from synapse_server import cli
-from synapse_server.config import Workspace, load_workspace
+from synapse_server.cli import main as cli
 from synapse_server.demo import build_demo
 from synapse_server.models import Completion, Model, ModelIdentity, Prompt
 from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.debate_view import DebateParams, DebateResult, fold_debate, run_debate
 from synapse_server.overlay.model import Link, Overlay, Relation
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace, load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
 

@@ -7,8 +7,7 @@ import pytest
 from adapters.base import Family, Node, ResolverState, Tether, TetherCheck, TetherKind
 from adapters.index import Embedder
 from adapters.resolvers import Resolvers
-from synapse_server import cli
-from synapse_server.config import Workspace, load_workspace
+from synapse_server.cli import main as cli
 from synapse_server.demo import build_demo
 from synapse_server.errors import InvalidInput
 from synapse_server.models import FakeModel
@@ -23,7 +22,8 @@ from synapse_server.overlay.frame import (
     run_frame,
 )
 from synapse_server.overlay.lens import params_from
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace, load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
 

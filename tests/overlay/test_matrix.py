@@ -8,8 +8,7 @@ import pytest
 
 from adapters.base import Node
 from adapters.index import Embedder
-from synapse_server import cli
-from synapse_server.config import Workspace, load_workspace
+from synapse_server.cli import main as cli
 from synapse_server.demo import build_demo
 from synapse_server.models import FakeModel, ModelBadResponse
 from synapse_server.overlay.build import build_overlay
@@ -23,7 +22,8 @@ from synapse_server.overlay.matrix import (
 )
 from synapse_server.overlay.model import Link, Overlay, Relation
 from synapse_server.overlay.store import write_overlay
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import Workspace, load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.config import load_workspace
 from synapse_server.errors import PathOutsideWorkspace, WriteRefused
 from synapse_server.overlay.model import Link, Overlay, OverlayKind
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
@@ -20,8 +19,9 @@ from synapse_server.overlay.store import (
     serialize_overlay,
     write_overlay,
 )
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
 

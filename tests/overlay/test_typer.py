@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from adapters.base import Node
-from synapse_server.config import load_workspace
 from synapse_server.models import ModelExhausted, resolve_model
 from synapse_server.overlay.candidates import PairEvidence
 from synapse_server.overlay.model import RELATIONS
@@ -22,8 +21,9 @@ from synapse_server.overlay.typer import (
     parse_typing_reply,
     typing_prompt,
 )
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 DECISION = "mem:tree:deci-e17103e8"
 CLAIM = "zk:research:20260407-1030-costs-reduce-returns"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from synapse_server.demo import load_questions
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.init import make_demo
 
 pytestmark = pytest.mark.both_backends
 

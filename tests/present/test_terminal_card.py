@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from nav_results import abstention, answer
 
-from synapse_server.isolation import failure_result
-from synapse_server.navigation.surfaces import ModelInfo
-from synapse_server.present.safe_text import terminal_safe
+from synapse_server.language.safe_text import terminal_safe
+from synapse_server.navigation.surfaces import ModelInfo, failure_result
 from synapse_server.present.terminal_card import render_card
 
 

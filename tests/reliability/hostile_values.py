@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synapse_server.actions.base import ActionSpec
-from synapse_server.dispatch import ACTIONS
+from synapse_server.mcp.dispatch import ACTIONS
 
 ORDINARY: dict[str, Any] = {
     "question": "What annualised volatility target do the momentum positions use?",

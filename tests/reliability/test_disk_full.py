@@ -22,10 +22,10 @@ from reliability_checks import changed_paths, error_kind, forbidden_texts, sourc
 from reliability_stdio import _LIMITED, SYNAPSE, stdio_server
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
 from synapse_server.isolation.protocol import TEST_JOB_ENV
 from synapse_server.overlay.build import build_overlay
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.anyio
 

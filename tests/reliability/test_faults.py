@@ -28,9 +28,9 @@ from reliability_stdio import stdio_server
 from server_procs import children, group_members, open_fds, workers_for
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
 from synapse_server.isolation.protocol import TEST_JOB_ENV
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.anyio
 

@@ -19,8 +19,8 @@ from mcp import Client
 from reliability_checks import ServerFactory, changed_paths, error_kind, forbidden_texts, source_digest, structured
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
-from synapse_server.lint import lint_workspace
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.lint import lint_workspace
 
 pytestmark = pytest.mark.anyio
 

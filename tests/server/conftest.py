@@ -13,11 +13,11 @@ from mcp.server.mcpserver import MCPServer
 
 from adapters.index import Embedder
 from synapse_server.actions.deps import ServerSettings
-from synapse_server.config import load_workspace
 from synapse_server.isolation.protocol import TEST_JOB_ENV
-from synapse_server.server import build_server
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.mcp.server import build_server
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 ServerFactory = Callable[..., MCPServer[Any]]
 

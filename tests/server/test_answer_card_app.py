@@ -10,7 +10,7 @@ from mcp import Client
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 from mcp.types import TextResourceContents
 
-from synapse_server.apps import ANSWER_CARD_URI, card_html
+from synapse_server.mcp.apps import ANSWER_CARD_URI, card_html
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.cli import main
+from synapse_server.cli.main import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -75,7 +75,7 @@ def test_every_server_command_has_help(capsys: pytest.CaptureFixture[str], comma
 
 @pytest.mark.parametrize("argv", [["--help"], ["no-such-command"]])
 def test_help_and_an_unknown_command_still_list_every_command(capsys: pytest.CaptureFixture[str], argv: list[str]):
-    from synapse_server.cli import COMMANDS
+    from synapse_server.cli.main import COMMANDS
 
     with pytest.raises(SystemExit):
         main(argv)
@@ -86,13 +86,13 @@ def test_help_and_an_unknown_command_still_list_every_command(capsys: pytest.Cap
 def test_serve_starts_without_importing_the_other_commands():
     # A host waits on `synapse serve`: it must not pay for importing the fourteen commands it never runs.
     code = (
-        "import json, sys; from synapse_server.cli import build_parser; build_parser('serve')\n"
-        "print(json.dumps([m for m in sys.modules if m.startswith('synapse_server.commands.')]))"
+        "import json, sys; from synapse_server.cli.main import build_parser; build_parser('serve')\n"
+        "print(json.dumps([m for m in sys.modules if m.startswith('synapse_server.cli.commands.')]))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(out.stdout)
-    assert "synapse_server.commands.serve" in loaded
-    others = {"synapse_server.commands.dashboard", "synapse_server.commands.eval", "synapse_server.commands.init"}
+    assert "synapse_server.cli.commands.serve" in loaded
+    others = {"synapse_server.cli.commands.dashboard", "synapse_server.cli.commands.eval", "synapse_server.cli.commands.init"}
     assert not others & set(loaded)
 
 

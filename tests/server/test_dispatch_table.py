@@ -10,8 +10,8 @@ from pydantic import BaseModel
 
 from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams
 from synapse_server.actions.deps import Deps, ServerSettings
-from synapse_server.dispatch import ACTIONS, Action, Dispatcher
 from synapse_server.errors import NotFound
+from synapse_server.mcp.dispatch import ACTIONS, Action, Dispatcher
 
 pytestmark = pytest.mark.anyio
 
@@ -100,7 +100,7 @@ async def test_a_typed_error_keeps_its_public_kind_and_parameter(demo_root: Path
 
 
 def test_adding_an_action_to_the_table_adds_it_to_the_tool_schema(demo_root: Path):
-    from synapse_server.server import input_schema, tool_description
+    from synapse_server.mcp.server import input_schema, tool_description
 
     calls: list[str] = []
     table = {Action.NAVIGATE: ACTIONS[Action.NAVIGATE], Action.BUILD: writing_action(calls)}

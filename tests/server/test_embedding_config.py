@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from synapse_server.cli import main
+from synapse_server.cli.main import main
 from tests.server.conftest import ServerFactory
 from tests.server.tool_calls import call, error_of
 
@@ -102,8 +102,8 @@ def test_a_handed_over_encoder_serves_while_its_embedding_model_stands_and_is_re
 ):
     """``synapse serve`` hands the server the encoder it started loading; a later config change still counts."""
     from synapse_server.actions.deps import Deps, ServerSettings
-    from synapse_server.config import load_workspace
-    from synapse_server.stores import make_embedder
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import make_embedder
 
     workspace = load_workspace(fresh_demo)
     started = make_embedder(workspace)
@@ -124,9 +124,9 @@ def test_a_handed_over_encoder_serves_while_its_embedding_model_stands_and_is_re
 def test_serve_starts_loading_the_default_encoder_on_a_thread_of_its_own(fresh_demo: Path):
     import threading
 
-    from synapse_server.commands.serve import _load_in_background
-    from synapse_server.config import load_workspace
-    from synapse_server.stores import make_embedder
+    from synapse_server.cli.commands.serve import _load_in_background
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import make_embedder
 
     onnx = make_embedder(load_workspace(fresh_demo))
     _load_in_background(onnx)
@@ -137,9 +137,9 @@ def test_serve_starts_loading_the_default_encoder_on_a_thread_of_its_own(fresh_d
 
 def test_serve_leaves_a_torch_encoder_lazy(fresh_demo: Path):
     pytest.importorskip("sentence_transformers", reason="the torch extra is not installed")
-    from synapse_server.commands.serve import _load_in_background
-    from synapse_server.config import load_workspace
-    from synapse_server.stores import make_embedder
+    from synapse_server.cli.commands.serve import _load_in_background
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import make_embedder
 
     _configure(fresh_demo, "minilm-torch")
     torch = make_embedder(load_workspace(fresh_demo))

@@ -10,9 +10,9 @@ import pytest
 
 from adapters.index import Embedder
 from synapse_server.actions.deps import Deps, ServerSettings
-from synapse_server.actions.freshness import Freshness
-from synapse_server.actions.inotify import DirectoryWatch
-from synapse_server.config import load_workspace
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.freshness import Freshness
+from synapse_server.workspace.inotify import DirectoryWatch
 
 pytestmark = pytest.mark.both_backends
 
@@ -144,7 +144,7 @@ def test_a_search_sees_a_new_entry_written_while_the_server_runs(fresh_demo: Pat
 
 
 def test_a_single_file_store_is_fingerprinted_and_its_edits_seen(tmp_path: Path):
-    from synapse_server.actions.freshness import _walk
+    from synapse_server.workspace.freshness import _walk
 
     target = tmp_path / "decisions.mem"
     target.write_text("one\n", encoding="utf-8")

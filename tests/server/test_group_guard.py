@@ -17,7 +17,7 @@ from server_procs import group_members, wait_until
 
 STARTER = """
 import os, subprocess, sys, time
-from synapse_server.children import GroupGuard
+from synapse_server.processes.children import GroupGuard
 guard = GroupGuard()
 leader = subprocess.Popen(
     [sys.executable, "-c", "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); time.sleep(120)"],

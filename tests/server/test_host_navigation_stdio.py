@@ -26,9 +26,9 @@ from server_procs import wait_until, workers_for
 from adapters.index import Embedder
 from dev.synapse_bench.canonical.cases import Case, load_corpus
 from synapse_server.host_turns.token import SECRET_ENV, StepClaims, server_secret, sign, verify
+from synapse_server.isolation.turn import navigate_turn
 from synapse_server.models.script import ScriptModel
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.turn_inputs import navigate_turn
 
 pytestmark = pytest.mark.anyio
 
@@ -140,9 +140,7 @@ async def test_the_envelope_of_a_finished_turn_is_a_readable_resource(host_demo:
         assert "mem:tree:deci-c3d4e5f6" in text and text in pending["prompt"]
 
 
-async def test_every_token_fault_is_a_structured_error_and_spends_nothing(
-    host_demo: Path, server_log: IO[str]
-) -> None:
+async def test_every_token_fault_is_a_structured_error_and_spends_nothing(host_demo: Path, server_log: IO[str]) -> None:
     secret = server_secret({SECRET_ENV: SECRET})
     reply = VOLATILITY_REPLY.format(pct="10%")
     async with host_session(host_demo, server_log) as session:
@@ -206,7 +204,9 @@ async def test_a_store_edited_between_two_steps_restarts_the_turn_on_the_new_evi
         entry.write_text(entry.read_text(encoding="utf-8").replace("a 10% annualised", "a 12% annualised"), "utf-8")
         restarted = await answer(session, pending["turn"], VOLATILITY_REPLY.format(pct="10%"))
         assert restarted["verdict"] == "pending" and restarted["step"] == 1
-        assert "evidence changed since step 1" in restarted["restarted"] and restarted["summary"].startswith("restarted")
+        assert "evidence changed since step 1" in restarted["restarted"] and restarted["summary"].startswith(
+            "restarted"
+        )
         assert "12% annualised" in restarted["prompt"] and restarted["turn"] != pending["turn"]
         done = await answer(session, restarted["turn"], VOLATILITY_REPLY.format(pct="12%"))
     assert done["verdict"] == "answer" and "12% annualised" in done["answer_surface"]["text"]

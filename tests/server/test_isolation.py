@@ -17,9 +17,9 @@ from conftest import ServerFactory
 from server_procs import children, group_members, open_fds, processes, wait_until
 from tool_calls import EXTRACTIVE, call, payload
 
-from synapse_server.isolation import WorkerPool
 from synapse_server.isolation.faults import echo_result
 from synapse_server.isolation.protocol import TEST_JOB_ENV
+from synapse_server.isolation.runner import WorkerPool
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo
 

@@ -20,8 +20,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from adapters.index import Embedder
+from synapse_server.isolation.turn import navigate_turn
 from synapse_server.isolation.worker import Warm, refresh
-from synapse_server.turn_inputs import navigate_turn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 

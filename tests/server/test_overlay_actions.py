@@ -22,9 +22,9 @@ from tool_calls import call, error_of, payload
 
 from adapters.index import Embedder
 from synapse_server.actions.deps import ServerSettings
-from synapse_server.config import load_workspace
-from synapse_server.server import build_server
-from synapse_server.stores import Stores
+from synapse_server.mcp.server import build_server
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 

@@ -13,8 +13,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 

@@ -10,8 +10,8 @@ from conftest import ServerFactory
 from tool_calls import call, error_of, payload
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.stores import Stores
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 

@@ -10,7 +10,7 @@ from conftest import ServerFactory
 from mcp import Client
 
 from adapters.index import Embedder
-from synapse_server.config import load_workspace
+from synapse_server.workspace.config import load_workspace
 
 pytestmark = pytest.mark.anyio
 

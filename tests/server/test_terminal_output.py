@@ -9,9 +9,9 @@ import pytest
 
 from memdsl.address import parse_address
 from memdsl.errors import MemDSLParseError
-from synapse_server.cli import main
-from synapse_server.commands.terminal import escape_controls
-from synapse_server.workspace_init import make_demo
+from synapse_server.cli.main import main
+from synapse_server.cli.terminal import escape_controls
+from synapse_server.workspace.init import make_demo
 
 ESC_TITLE = "Evil \x1b]0;pwned\x07 title \x9b31m"
 YAML_TITLE = '"Evil \\e]0;pwned\\a title \\x9b31m"'

@@ -98,7 +98,7 @@ import json, sys, anyio
 from pathlib import Path
 from mcp import Client
 from synapse_server.actions.deps import ServerSettings
-from synapse_server.server import build_server
+from synapse_server.mcp.server import build_server
 
 async def main():
     server = build_server(ServerSettings(root=Path(sys.argv[1]), prespawn=True))

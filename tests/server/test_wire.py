@@ -12,7 +12,7 @@ import anyio
 import pytest
 from raw_stdio import raw_server
 
-from synapse_server.wire import scan
+from synapse_server.mcp.wire import scan
 
 pytestmark = pytest.mark.anyio
 

@@ -28,11 +28,11 @@ from source_fixtures import (
 
 from adapters.index import Embedder
 from synapse_server.actions.deps import ServerSettings
-from synapse_server.adopt import adopt
-from synapse_server.config import load_workspace
-from synapse_server.server import build_server
-from synapse_server.sources_config import CACHE_ENV
-from synapse_server.stores import Stores
+from synapse_server.mcp.server import build_server
+from synapse_server.workspace.adopt import adopt
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.source_config import CACHE_ENV
+from synapse_server.workspace.stores import Stores
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.anyio

@@ -19,8 +19,8 @@ from adapters.adr import AdrAdapter
 from adapters.base import LoadResult
 from adapters.mem_files import MemFilesAdapter
 from adapters.notes import NotesAdapter
-from synapse_server.config import load_workspace
-from synapse_server.lint import LintReport, lint_workspace
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.lint import LintReport, lint_workspace
 
 SIZE = 100_000
 LOAD_S = 5.0

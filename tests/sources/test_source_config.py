@@ -9,10 +9,10 @@ import pytest
 from source_fixtures import adr_repo, write_files
 
 from adapters.adr import AdrAdapter
-from synapse_server.config import load_workspace
 from synapse_server.errors import ConfigError, WorkspaceError
-from synapse_server.sources_config import default_cache_dir
-from synapse_server.stores import Stores
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.source_config import default_cache_dir
+from synapse_server.workspace.stores import Stores
 
 
 @pytest.mark.parametrize(

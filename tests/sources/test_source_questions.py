@@ -14,9 +14,9 @@ import pytest
 from source_fixtures import adr_repo, commit_all, mem_files, mlflow_runs, vault_files
 
 from adapters.index import Embedder
-from synapse_server.adopt import adopt
+from synapse_server.isolation.turn import navigate_turn
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.turn_inputs import navigate_turn
+from synapse_server.workspace.adopt import adopt
 
 pytestmark = pytest.mark.both_backends
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import git
 import pytest
 
-from synapse_server.config import load_workspace
 from synapse_server.demo import load_questions
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 STORE_PREFIXES = (".memory/", ".zettelkasten/", "runs/", ".synapse/", ".angelo/", "federated/")

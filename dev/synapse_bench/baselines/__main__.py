@@ -32,8 +32,8 @@ CLI_QUERIES = 3
 
 def measure(root: Path, workdir: Path, queries: int, peer_spec: str | None) -> dict[str, Any]:
     """Every baseline figure for one workspace; ``peer_spec=None`` leaves the peer out."""
-    from synapse_server.config import load_workspace
-    from synapse_server.stores import Stores, make_embedder
+    from synapse_server.workspace.config import load_workspace
+    from synapse_server.workspace.stores import Stores, make_embedder
 
     workspace = load_workspace(root)
     stores = Stores.load(workspace)

@@ -26,11 +26,11 @@ from pydantic import ValidationError
 from dev.synapse_bench.canonical.cases import Case
 from dev.synapse_bench.canonical.scripted import ScriptedNavigator, TemplateError
 from dev.synapse_bench.canonical.workspaces import Workbench
+from synapse_server.isolation.turn import navigate_turn
 from synapse_server.models.base import Model
 from synapse_server.navigation.prompt import sections
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult
-from synapse_server.turn_inputs import navigate_turn
 
 log = logging.getLogger(__name__)
 _REPAIR_CODE = re.compile(r"\[([a-z0-9_]+\.[a-z0-9_]+)\]")
@@ -138,8 +138,8 @@ def _isolated(case: Case, root: Path, request: NavigateRequest) -> Outcome:
     try:
         import anyio
 
-        from synapse_server.isolation import WorkerPool
         from synapse_server.isolation.protocol import TEST_JOB_ENV
+        from synapse_server.isolation.runner import WorkerPool
     except ImportError as error:  # absent, or broken mid-edit: either way this case cannot run here
         return Outcome(case.id, "skipped", detail=f"requires the server isolation layer ({error})")
     assert case.isolation is not None

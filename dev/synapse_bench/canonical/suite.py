@@ -10,7 +10,7 @@ from dev.synapse_bench.canonical.cases import CATEGORIES, Case
 from dev.synapse_bench.canonical.oracle import Judgement, judge
 from dev.synapse_bench.canonical.runner import Outcome, Turn, run_case
 from dev.synapse_bench.canonical.workspaces import Workbench
-from synapse_server.turn_inputs import navigate_turn
+from synapse_server.isolation.turn import navigate_turn
 
 
 @dataclass

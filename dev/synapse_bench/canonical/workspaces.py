@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dev.synapse_bench.canonical.cases import Recipe
-from synapse_server.config import load_workspace
 from synapse_server.demo.builder import content_root, load_history
-from synapse_server.stores import Stores
-from synapse_server.workspace_init import make_demo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Literal
 
 from dev.synapse_bench.canonical.cli import quiet_logs
 from dev.synapse_bench.correctness.fixtures import Case, Fixtures, build_workspace, load_fixtures
-from synapse_server.config import load_workspace
-from synapse_server.models.extractive import ExtractiveModel
+from synapse_server.isolation.turn import navigate_turn
+from synapse_server.language.text import normalise_words
+from synapse_server.navigation.extractive import ExtractiveModel
 from synapse_server.navigation.request import NavigateRequest
-from synapse_server.navigation.text import normalise_words
-from synapse_server.stores import Stores, make_embedder
-from synapse_server.turn_inputs import navigate_turn
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.stores import Stores, make_embedder
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder

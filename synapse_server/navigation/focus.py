@@ -1,0 +1,300 @@
+"""Choosing the one unit that answers a question's focus, or saying why none does.
+
+The offline navigator restates a unit verbatim, and the router certifies the
+quote; so the only way the pair can publish a true quote that does not
+answer the question is a wrong choice here. The rules (docs/navigation.md):
+
+1. Every question term must occur in some rendered node, or the question
+   rests on a premise the evidence never mentions: abstain.
+2. Focus terms are weighted by rarity across the rendered nodes; a term in
+   at least 60 % of five or more nodes is background and may be missing.
+3. A unit is a candidate only when every required term occurs in the unit,
+   its heading path or its node's title, and at least one occurs in the unit
+   itself, unless the unit sits under a Decision heading (or, for a
+   why-question, a Rationale, Context or Consequences heading), where the
+   section carries the subject. Headings are never answers.
+4. The form must be served. A why-question needs a unit that gives a reason:
+   one under a Rationale-like heading (Rationale, Motivation, Positive
+   Consequences) or Decision Drivers, one with a causal cue (because, so that,
+   in order to, to avoid, ", so" …), or one under Context or Consequences
+   that states a problem (not, cannot, failed, broke, leaked …); never one
+   under Options, Negative Consequences or Status. A how-much question needs
+   a figure; a when-question a figure or a time word; a what/which question
+   with a head noun ("what date format") a figure or a capitalised name the
+   question did not say; every form but yes-no a word the question did not
+   already say. A negated question needs a negated unit; a what or how-much
+   question without negation refuses a negated unit; the quantifiers
+   ``only``/``all``/``every``/``always``/``never`` must occur in the unit.
+5. Among candidates, the current statement wins: an active document over one
+   whose Status says superseded, then a Decision section (or the body of a
+   decision record) over neutral text over Rationale and Consequences over
+   Context, Options and Status, a unit with a past cue ("historically",
+   "previously") one step lower. A question about the past ("originally")
+   reverses it: the superseded document first, then Context and past cues.
+   A why-question ranks Rationale, then Decision Drivers, Context and
+   Decision, then Consequences, and a causal cue over none. Then the rarity-weighted share
+   of the question's terms in the unit itself, verified nodes, the earlier
+   node, the earlier unit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from memdsl.render import Render, RenderNode
+from synapse_server.language.atoms import Unit, atomic_units
+from synapse_server.language.question import NEGATIONS, Question, analyse, content_stems, stem, stems
+from synapse_server.language.text import normalise_words
+
+__all__ = ["Choice", "Refusal", "choose"]
+
+BACKGROUND_SHARE = 0.6
+BACKGROUND_MIN_NODES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    ref: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    detail: str
+
+
+SECTIONS = {
+    "decision": "decision|decisions|decision outcome|outcome|chosen option|resolution|the decision|solution",
+    "rationale": "rationale|motivation|reason|reasons|reasoning|justification|positive consequences|pros|benefits|why",
+    "drivers": "decision drivers|drivers|requirements|criteria",
+    "context": "context|background|problem|problem statement|context and problem statement|history",
+    "consequences": "consequences|implications",
+    "drawbacks": "negative consequences|cons|drawbacks|risks",
+    "options": "considered options|options|alternatives|alternatives considered|options considered|"
+    "pros and cons of the options|pros and cons|rejected alternatives",
+    "status": "status",
+}
+"""Heading names by section class; a heading takes the class of its longest matching name."""
+_HEADING_NAMES = sorted(
+    ((name, label) for label, names in SECTIONS.items() for name in names.split("|")),
+    key=lambda pair: -len(pair[0]),
+)
+_CAUSAL = re.compile(
+    r"\b(?:because|since (?!\d)|so that|in order to|to avoid|to prevent|to ensure|to make sure|due to|owing to|"
+    r"as a result|therefore|thus|hence|which means|that is why|which is why|the reason|motivated|otherwise|"
+    r"lets us|allows us|so we)\b|,\s*so\b",
+    re.I,
+)
+_PROBLEM = re.compile(
+    r"\b(?:not|no|never|cannot|could not|unable|fail|fails|failed|failing|broke|broken|break|slow|hard|difficult|"
+    r"error|errors|risk|leak|leaked|expensive|costly|confus\w*|misread\w*|missing|lack\w*|by hand|manual\w*|"
+    r"unavailable|outage\w*)\b",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(?:historically|previously|originally|formerly|used to|in the past|at the time|at first)\b", re.I
+)
+_SUPERSEDED = re.compile(r"\b(?:superseded|deprecated|rejected|obsolete|replaced by)\b", re.I)
+_TIME_WORDS = frozenset(
+    stem(word)
+    for word in """day days week weeks month months year years quarter hour hours minute minutes morning evening night
+    noon midnight daily weekly monthly annually yearly quarterly monday tuesday wednesday thursday friday saturday
+    sunday january february march april may june july august september october november december end start
+    close open""".split()
+)
+_SPELLED = frozenset("one two three four five six seven eight nine ten twelve twenty hundred thousand million".split())
+_STATUS_RANK = {"grounded": 1, "measured": 1, "inferred": 0}
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    unit: Unit
+    section: str | None
+    pool: frozenset[str]
+    own: frozenset[str]
+
+
+def choose(question_text: str, render: Render) -> Choice | Refusal:
+    """The rendered unit that answers ``question_text``, or a refusal saying why none may be restated."""
+    question = analyse(question_text)
+    if not question.terms:
+        return Refusal("the question names nothing to look for")
+    nodes = [node for node in render.nodes if node.body is not None or node.title]
+    documents = [stems(f"{node.title or ''}\n{node.body or ''}") for node in nodes]
+    absent = [term.word for term in question.terms if not term.optional and not any(term.stem in d for d in documents)]
+    if absent:
+        return Refusal(f"no rendered evidence mentions {', '.join(repr(word) for word in absent)}")
+    weights = {term.stem: _weight(term.stem, documents) for term in question.terms}
+    required = _required(question, documents)
+    best: tuple[tuple[float, ...], Choice] | None = None
+    for position, node in enumerate(nodes):
+        units = atomic_units(node.body or "")
+        superseded = _superseded(units)
+        for index, candidate in enumerate(_candidates(node, units)):
+            if not _eligible(question, required, node, candidate):
+                continue
+            key = (
+                _currency(question, superseded),
+                *_fitness(question, node, candidate, superseded),
+                _share(question, weights, candidate.own),
+                _STATUS_RANK.get(node.status, 0),
+                -position,
+                -index,
+            )
+            if best is None or key > best[0]:
+                best = (key, Choice(node.ref, candidate.unit.text))
+    if best is None:
+        return Refusal("no rendered unit states the question's focus in the form it asks for")
+    return best[1]
+
+
+_SAFE_TEXT = re.compile(r"^[^\x00-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]+$")
+
+
+def _candidates(node: RenderNode, units: tuple[Unit, ...]) -> list[_Candidate]:
+    """The answerable units of a node with their match pools; a heading path's stems are computed once."""
+    if node.elided:
+        units = units[:-1]  # the last unit of a cut body may be cut mid-sentence
+    title = stems(node.title or "")
+    places: dict[tuple[str, ...], tuple[frozenset[str], str | None]] = {}
+    found: list[_Candidate] = []
+    for unit in units:
+        text = unit.text.strip()
+        if unit.kind == "heading" or not text or not _SAFE_TEXT.match(text):
+            continue
+        if unit.headings not in places:
+            path = frozenset().union(*(stems(heading) for heading in unit.headings))
+            places[unit.headings] = (title | path, _section(unit.headings))
+        context, section = places[unit.headings]
+        own = stems(text)
+        found.append(_Candidate(unit, section, own | context, own))
+    return found
+
+
+def _section(headings: tuple[str, ...]) -> str | None:
+    """The class of the innermost heading that has one (see :data:`SECTIONS`), else None."""
+    for heading in reversed(headings):
+        name = _plain_heading(heading)
+        for key, label in _HEADING_NAMES:
+            if name == key or name.startswith((key + " ", key + ":")):
+                return label
+    return None
+
+
+def _superseded(units: tuple[Unit, ...]) -> bool:
+    """Whether the document says it is superseded: under a Status heading, or on a ``Status:`` line."""
+    for unit in units:
+        section = _plain_heading(unit.headings[-1]) if unit.headings else ""
+        if (section == "status" or unit.text.lower().startswith("status")) and _SUPERSEDED.search(unit.text):
+            return True
+    return False
+
+
+def _plain_heading(heading: str) -> str:
+    """A heading without its numbering and case: ``"2. Decision Outcome"`` reads ``"decision outcome"``."""
+    return re.sub(r"^[\W\d_]+", "", heading).strip().lower()
+
+
+def _required(question: Question, documents: list[frozenset[str]]) -> tuple[str, ...]:
+    mandatory = [term.stem for term in question.terms if not term.optional]
+    if len(documents) < BACKGROUND_MIN_NODES:
+        return tuple(mandatory)
+    limit = BACKGROUND_SHARE * len(documents)
+    focus = [key for key in mandatory if sum(key in document for document in documents) < limit]
+    return tuple(focus or mandatory)
+
+
+def _weight(key: str, documents: list[frozenset[str]]) -> float:
+    frequency = sum(key in document for document in documents)
+    return math.log((len(documents) + 1) / (frequency + 0.5))
+
+
+_WHY_SECTIONS = frozenset({"rationale", "drivers", "context", "consequences", "decision", None})
+_WHY_CARRIERS = frozenset({"rationale", "drivers", "context", "consequences"})
+
+
+def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, candidate: _Candidate) -> bool:
+    """Rules 3 and 4 of the module docstring."""
+    if not all(key in candidate.pool for key in required):
+        return False
+    section = _class(node, candidate)
+    text = candidate.unit.text
+    if question.form == "why" and section not in _WHY_SECTIONS:
+        return False
+    if not any(key in candidate.own for key in required):
+        carriers = _WHY_CARRIERS | {"decision"} if question.form == "why" else {"decision"}
+        if section not in carriers:
+            return False
+    words = set(normalise_words(text))
+    negated = bool(words & NEGATIONS)
+    if question.negated and not negated:
+        return False
+    if negated and not question.negated and question.form in ("what", "how-much"):
+        return False
+    if any(quantifier not in words for quantifier in question.quantifiers):
+        return False
+    if question.form == "why":
+        if section in ("rationale", "drivers") or _CAUSAL.search(text):
+            return True
+        return section in ("context", "consequences") and bool(_PROBLEM.search(text))
+    if question.form == "yes-no":
+        return True
+    if question.form == "how-much" and not _has_figure(words):
+        return False
+    if question.asked == "time" and not (_has_figure(words) or candidate.own & _TIME_WORDS):
+        return False
+    if question.form == "what" and question.asked not in _UNNAMED and not _names_value(text, question):
+        return False
+    said = {stem(word) for word in normalise_words(question.text)}
+    return bool(content_stems(text) - said)
+
+
+_UNNAMED = frozenset({None, "time", "place", "person"})
+"""Asked kinds answered without a name: a role ("two maintainers") or a place in words is an answer."""
+
+
+def _class(node: RenderNode, candidate: _Candidate) -> str | None:
+    """The unit's section class; the units of a decision record outside any section count as its decision."""
+    return candidate.section or ("decision" if node.type == "decision" and not candidate.unit.headings else None)
+
+
+def _names_value(text: str, question: Question) -> bool:
+    """Whether ``text`` names a value or an entity the question did not: a figure or a capitalised name."""
+    said = {word.casefold() for word in re.findall(r"[^\W_][\w.+-]*", question.text)}
+    tokens = re.findall(r"[^\W_][\w.+/-]*", text)
+    return any(
+        any(char.isdigit() for char in token) or (index > 0 and token[0].isupper() and token.casefold() not in said)
+        for index, token in enumerate(tokens)
+    )
+
+
+def _has_figure(words: set[str]) -> bool:
+    return any(any(char.isdigit() for char in word) for word in words) or bool(words & _SPELLED)
+
+
+def _currency(question: Question, superseded: bool) -> int:
+    """Rule 5: the current document first, the superseded one when the question asks about the past."""
+    return int(superseded) if question.temporal == "past" else int(not superseded)
+
+
+_WHY_RANK = {"rationale": 3, "drivers": 2, "context": 2, "decision": 2, "consequences": 1, None: 1}
+_RANK = {"decision": 3, None: 2, "rationale": 1, "consequences": 1}
+
+
+def _fitness(question: Question, node: RenderNode, candidate: _Candidate, superseded: bool) -> tuple[int, ...]:
+    """How well the unit's place serves the question, higher first (rule 5)."""
+    section = _class(node, candidate)
+    text = candidate.unit.text
+    past = bool(_PAST.search(text))
+    if question.form == "why":
+        return _WHY_RANK.get(section, 0), int(bool(_CAUSAL.search(text))), -int(past)
+    if question.temporal == "past" and not superseded:
+        return (3 if past or section == "context" else 1 if section == "decision" else 0), 0, 0
+    return max(_RANK.get(section, 0) - int(past), 0), 0, -int(past)
+
+
+def _share(question: Question, weights: dict[str, float], own: frozenset[str]) -> float:
+    total = sum(weights.values()) or 1.0
+    return sum(weight for key, weight in weights.items() if key in own) / total

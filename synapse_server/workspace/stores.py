@@ -1,0 +1,240 @@
+"""Every store of a workspace loaded once: nodes by address, diagnostics, resolvers, the index.
+
+The stores always hold every local and federated zettelkasten project; a
+call's project scope is a filter applied on top (``[]`` = memory only), so two
+calls with different scopes share one index and one cache instead of
+rebuilding each other's. An adapter that raises becomes a :class:`SourceFailure`
+that navigation shows as a gap, never a failed call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from adapters.base import Diagnostic, Family, LoadResult, Node
+from adapters.code import CodeAdapter, CodeExclusions
+from adapters.memory import MemoryAdapter
+from adapters.resolvers import Resolvers, workspace_resolvers
+from adapters.runs import RunsAdapter
+from adapters.zettelkasten import ZettelkastenAdapter
+from synapse_server.errors import ConfigError, IndexUnavailable
+from synapse_server.workspace.config import CONFIG_RELPATH, Workspace
+from synapse_server.workspace.sources import SourceLoader, code_exclusions, collisions, source_loaders
+
+if TYPE_CHECKING:
+    from adapters.index import HybridIndex, IndexDoc, SyncStats
+    from adapters.index.embedder import TextEncoder
+    from adapters.index.settings import IndexSettings
+
+log = logging.getLogger(__name__)
+
+FAMILIES: tuple[Family, ...] = ("memory", "zk", "code", "data")
+_UNLOADABLE = frozenset({"path-escape", "unreadable"})
+"""Error diagnostics that, when a store yields no node at all, mean the store itself could not be read."""
+STORE_OF_FAMILY: Mapping[str, str] = {"memory": "mem", "zk": "zk", "code": "repo", "data": "data"}
+
+
+def make_embedder(workspace: Workspace, *, check: bool = False) -> TextEncoder:
+    """The encoder ``embedding_model`` names: lazy, so creating it costs nothing until the first encode.
+
+    A value that names nothing this install can run (a missing folder, a folder that holds no model, the
+    torch encoder without the torch extra) is a :class:`ConfigError` naming the key, raised here - when a
+    server starts or a command begins - rather than an internal error on every search. ``check`` also loads a
+    configured ONNX folder (cheap, no torch); any configured model that fails to load later is a config error too.
+    """
+    from adapters.index.embedder import EncoderSpecError, OnnxEmbedder, encoder_for
+
+    spec = workspace.config.embedding_model
+
+    def config_error(reason: str) -> ConfigError:
+        return ConfigError(
+            f"{CONFIG_RELPATH}: embedding_model: {reason}", key="embedding_model", file=str(CONFIG_RELPATH)
+        )
+
+    try:
+        encoder = encoder_for(spec, workspace.root)
+    except EncoderSpecError as exc:
+        raise config_error(str(exc)) from None
+    if spec is not None:
+        encoder.load_failure = lambda reason: config_error(f"{spec!r}: {reason}")
+        if check and isinstance(encoder, OnnxEmbedder):
+            encoder.load()  # a configured ONNX folder loads in well under a second: prove it works at start
+    return encoder
+
+
+def index_settings(workspace: Workspace, env: Mapping[str, str] | None = None) -> IndexSettings:
+    """The index backend: ``SYNAPSE_INDEX_DSN`` (PostgreSQL) wins over ``index:`` in the config.
+
+    The config is committed content, so its ``index.dsn`` alone is not trusted (a cloned repository would
+    send the password and every text to a host it names): it needs the opt-in a workspace model needs. The
+    key is a label (``index.workspace``, else the code name) plus a digest of the workspace folder, so two
+    clones, or two repositories naming the same label, keep their own rows while sharing the vector cache.
+    """
+    from adapters.index.settings import DSN_ENV, IndexSettings
+    from synapse_server.models.spec import trusts_workspace
+
+    env = os.environ if env is None else env
+    config = workspace.config.index
+    from_env = env.get(DSN_ENV, "").strip()
+    dsn = from_env or config.dsn
+    backend = "postgres" if from_env else config.backend
+    trusted = bool(from_env) or config.dsn is None or trusts_workspace(env)
+    digest = hashlib.blake2b(os.fsencode(workspace.root), digest_size=4).hexdigest()
+    key = f"{(config.workspace or workspace.code_name)[:48]}-{digest}"
+    return IndexSettings(backend=backend, dsn=dsn, workspace=key, timeout_s=config.timeout_s, trusted=trusted)
+
+
+def open_workspace_index(workspace: Workspace, embedder: TextEncoder, cache_dir: Path | None = None) -> HybridIndex:
+    """Open the workspace's index on its configured backend; an unreachable database is a typed error, and a
+    DSN only the workspace config names, without the user's opt-in, is a :class:`ConfigError` (never dialled)."""
+    from adapters.index import HybridIndex
+    from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
+    from synapse_server.models.spec import TRUST_ENV
+
+    settings = index_settings(workspace)
+    if settings.backend == "postgres" and not settings.trusted:
+        from adapters.index.settings import DSN_ENV
+
+        raise ConfigError(
+            f"{CONFIG_RELPATH}: index.dsn: a database named by the workspace config receives every store text and "
+            f"query, so it needs your opt-in: set {DSN_ENV} yourself, or set {TRUST_ENV}=1 to trust this "
+            "workspace's config",
+            key="index.dsn",
+            file=str(CONFIG_RELPATH),
+        )
+    try:
+        return HybridIndex.open(cache_dir or workspace.cache_dir, embedder, settings=settings)
+    except BackendUnavailable as exc:
+        raise IndexUnavailable(exc.message) from None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFailure:
+    """An adapter that could not load at all; ``address`` is a wildcard for its store."""
+
+    family: Family
+    address: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Stores:
+    workspace: Workspace
+    nodes: Mapping[str, Node]
+    diagnostics: tuple[Diagnostic, ...]
+    failures: tuple[SourceFailure, ...]
+    resolvers: Resolvers
+
+    @classmethod
+    def load(cls, workspace: Workspace, families: Iterable[Family] = FAMILIES) -> Stores:
+        wanted = set(families)
+        loaders: list[tuple[Family, str, Callable[[], LoadResult]]] = []
+        if "memory" in wanted:
+            memory = MemoryAdapter(workspace.memory_dir, workspace.root, workspace.code_name)
+            loaders.append(("memory", "mem:tree:*", memory.load))
+        if "zk" in wanted:
+            zk = ZettelkastenAdapter(
+                workspace.zettelkasten_dir, None, workspace.federation_dirs, workspace.root, workspace.code_name
+            )
+            loaders.append(("zk", "zk:all:*", zk.load))
+        if "data" in wanted:
+            runs = RunsAdapter(workspace.runs_dir, workspace.root)
+            loaders.append(("data", "data:runs:*", runs.load))
+        adopted = [s for s in source_loaders(workspace) if s.family in wanted or "code" in wanted]
+        loaded_sources: list[tuple[SourceLoader, tuple[Node, ...]]] = []
+        for source in adopted:
+            loaders.append((source.family, source.wildcard, _remember(source, loaded_sources)))
+        if "code" in wanted:
+            loaders.append(("code", f"repo:{workspace.code_name}:*", _code_loader(workspace, loaded_sources)))
+        nodes: dict[str, Node] = {}
+        diagnostics: list[Diagnostic] = []
+        failures: list[SourceFailure] = []
+        for family, wildcard, load in loaders:
+            try:
+                result = load()
+            except Exception as exc:  # an adapter bug or I/O it cannot survive: a gap, not a failed turn
+                log.exception("%s adapter failed", family)
+                if family in wanted:
+                    failures.append(
+                        SourceFailure(family, wildcard, f"{family} store failed to load: {type(exc).__name__}")
+                    )
+                continue
+            if family not in wanted:
+                continue  # a source read only to know which files the code store leaves out
+            diagnostics.extend(result.diagnostics)
+            refused = [d for d in result.diagnostics if d.severity == "error" and d.code in _UNLOADABLE]
+            if not result.nodes and refused:  # e.g. the store folder is a symlink loop or leaves the workspace
+                failures.append(SourceFailure(family, wildcard, f"{family} store failed to load: {refused[0].code}"))
+            diagnostics.extend(collisions([("", nodes.values()), (family, result.nodes)]))
+            for node in result.nodes:
+                nodes.setdefault(node.address, node)
+        ordered = {a: nodes[a] for a in sorted(nodes)}
+        repo = workspace.code_dir if (workspace.code_dir / ".git").exists() else None
+        resolvers = workspace_resolvers(workspace.root, repo, ordered.values())
+        return cls(workspace, ordered, tuple(diagnostics), tuple(failures), resolvers)
+
+    def in_scope(self, node: Node, projects: list[str]) -> bool:
+        """Memory, code and data are always in scope; a zk node only if its project is scoped."""
+        if node.family != "zk":
+            return True
+        return node.address.split(":", 2)[1] in projects
+
+    def scoped(self, projects: list[str]) -> dict[str, Node]:
+        return {a: n for a, n in self.nodes.items() if self.in_scope(n, projects)}
+
+    @cached_property
+    def index_docs(self) -> tuple[IndexDoc, ...]:
+        """Every node as the index sees it; built once per load (a forked turn inherits the template's)."""
+        from adapters.index import IndexDoc
+
+        return tuple(IndexDoc.from_node(n) for n in self.nodes.values())
+
+    def open_index(
+        self, embedder: TextEncoder, cache_dir: Path | None = None, *, synced: SyncStats | None = None
+    ) -> HybridIndex:
+        """Open the derived index under the cache dir and bring it up to date (content-hash keyed).
+
+        ``synced`` is what an earlier sync of this same load found (``HybridIndex.last_sync``): while the
+        index has not moved since, the diff over every doc is skipped (:meth:`HybridIndex.resume`).
+        """
+        from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
+
+        index = open_workspace_index(self.workspace, embedder, cache_dir)
+        try:
+            index.resume(self.index_docs, synced)
+        except BackendUnavailable as exc:
+            index.close()
+            raise IndexUnavailable(exc.message) from None
+        return index
+
+
+def _remember(source: SourceLoader, seen: list[tuple[SourceLoader, tuple[Node, ...]]]) -> Callable[[], LoadResult]:
+    """The source's loader, recording its nodes so the code store can leave their files out."""
+
+    def load() -> LoadResult:
+        result = source.load()
+        seen.append((source, result.nodes))
+        return result
+
+    return load
+
+
+def _code_loader(
+    workspace: Workspace, sources: list[tuple[SourceLoader, tuple[Node, ...]]]
+) -> Callable[[], LoadResult]:
+    """The code store, built after the sources ran so their files are left out of it."""
+
+    def load() -> LoadResult:
+        exclusions: CodeExclusions = code_exclusions(workspace, sources)
+        return CodeAdapter(
+            workspace.code_dir, workspace.code_name, exclusions=exclusions, boundary=workspace.root
+        ).load()
+
+    return load
