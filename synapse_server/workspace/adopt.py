@@ -1,8 +1,8 @@
 """``synapse init --adopt [DIR]``: find the knowledge a repository already keeps and read it in place.
 
-Detection looks for ADR folders (``doc/adr``, ``docs/adr``, ``docs/decisions``,
-…), Obsidian vaults (a folder holding ``.obsidian/``), MLflow tracking folders
-(``mlruns/``) and memdsl ``.mem`` files, then writes ``.synapse/config.yaml``
+Detection asks every registered source kind (``SOURCE_KINDS``: ADR folders,
+Obsidian vaults, MLflow tracking folders, memdsl ``.mem`` files) what it finds
+in one shared walk of the tree, then writes ``.synapse/config.yaml``
 with one ``sources:`` entry per find. Nothing else in the repository changes:
 no store folders, no ``git init``; the index cache goes to the user cache
 folder unless ``--gitignore`` adds ``.angelo/`` to ``.gitignore`` (the one
@@ -19,9 +19,9 @@ import yaml
 
 from synapse_server.errors import WorkspaceError
 from synapse_server.workspace.config import CONFIG_RELPATH, load_workspace
-from synapse_server.workspace.source_config import CACHE_NAME, SourceConfig, plain_name
+from synapse_server.workspace.source_config import CACHE_NAME, SourceConfig
+from synapse_server.workspace.source_kinds import SOURCE_KINDS
 
-ADR_FOLDERS = ("doc/adr", "docs/adr", "doc/decisions", "docs/decisions", "docs/architecture/decisions", "adr", "adrs")
 _SKIP_DIRS = frozenset({"node_modules", "venv", "__pycache__", "build", "dist", "site-packages", "target"})
 _MAX_DEPTH = 4
 
@@ -34,7 +34,7 @@ class Finding:
     files: int
 
     def describe(self) -> str:
-        unit = {"adr": "decision record", "notes": "note", "mlflow": "run", "mem": ".mem file"}[self.source.kind]
+        unit = SOURCE_KINDS[self.source.kind].unit
         return f"{self.source.kind:6} {self.source.path}  ({self.files} {unit}{'' if self.files == 1 else 's'})"
 
 
@@ -48,36 +48,14 @@ class Adoption:
 
 
 def detect(root: Path) -> list[Finding]:
-    """Every source kind found under ``root``, in a stable order (adr, notes, mlflow, mem)."""
+    """Every source kind found under ``root``, in a stable order (the registry's, then each kind's own)."""
     root = root.resolve()
-    found: list[Finding] = []
-    for rel in ADR_FOLDERS:
-        folder = root / rel
-        if folder.is_dir() and not folder.is_symlink():
-            records = [p for p in folder.iterdir() if p.suffix == ".md" and p.name[:1].isdigit()]
-            if records:  # a second ADR folder gets its own address segment, so ids cannot collide
-                name = None if not found else plain_name(rel.replace("/", "-"))
-                found.append(Finding(SourceConfig(kind="adr", path=rel, name=name), len(records)))
-    dirs = list(_walk(root))
-    for folder in dirs:
-        if (folder / ".obsidian").is_dir():
-            rel = _rel(folder, root)
-            count = sum(1 for _ in _markdown(folder))
-            name = None if rel != "." else "vault"
-            found.append(Finding(SourceConfig(kind="notes", path=rel, name=name), count))
-    for folder in dirs:
-        if folder.name == "mlruns":
-            runs = sum(
-                1 for exp in folder.iterdir() if exp.is_dir() for run in exp.iterdir() if (run / "meta.yaml").is_file()
-            )
-            found.append(Finding(SourceConfig(kind="mlflow", path=_rel(folder, root)), runs))
-    mem_dirs = sorted({path.parent for folder in dirs for path in folder.glob("*.mem") if path.is_file()})
-    tops = [d for d in mem_dirs if not any(other in d.parents for other in mem_dirs)]
-    for index, folder in enumerate(tops):
-        count = sum(1 for d in mem_dirs if d == folder or folder in d.parents for _ in d.glob("*.mem"))
-        name = None if len(tops) == 1 else f"mem{index + 1}"
-        found.append(Finding(SourceConfig(kind="mem", path=_rel(folder, root), name=name), count))
-    return found
+    folders = _walk(root)
+    return [
+        Finding(SourceConfig(kind=kind.name, path=found.path, name=found.name), found.files)
+        for kind in SOURCE_KINDS.values()
+        for found in kind.detect(root, folders)
+    ]
 
 
 def adopt(directory: Path, *, gitignore: bool = False) -> Adoption:
@@ -119,6 +97,7 @@ def render_config(findings: tuple[Finding, ...]) -> str:
 
 def _walk(root: Path) -> list[Path]:
     """Folders under ``root`` (itself included) to ``_MAX_DEPTH``; hidden and build folders skipped."""
+    pruned = frozenset[str]().union(*(kind.prunes for kind in SOURCE_KINDS.values()))
     out: list[Path] = []
     for dirpath, dirnames, _ in os.walk(root):
         depth = len(Path(dirpath).relative_to(root).parts)
@@ -126,21 +105,9 @@ def _walk(root: Path) -> list[Path]:
             d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS and depth < _MAX_DEPTH
         )
         out.append(Path(dirpath))
-        if Path(dirpath).name == "mlruns":
+        if Path(dirpath).name in pruned:
             dirnames[:] = []
     return out
-
-
-def _markdown(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        found.extend(Path(dirpath) / f for f in filenames if f.endswith(".md"))
-    return found
-
-
-def _rel(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix() if path != root else "."
 
 
 def _ignore_cache(root: Path) -> bool:

@@ -59,6 +59,7 @@ from adapters.resolvers import GitRepoLookup, Resolvers, sha256_file, workspace_
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
 from synapse_server.workspace.config import CONFIG_RELPATH, Config, Workspace
+from synapse_server.workspace.source_kinds import SOURCE_KINDS
 from synapse_server.workspace.sources import SourceLoader, collisions, source_loaders
 
 __all__ = ["LintReport", "lint_workspace"]
@@ -203,7 +204,10 @@ class _Linter:
         runs: tuple[Node, ...],
         adopted: list[tuple[SourceLoader, LoadResult]],
     ) -> None:
-        """A store the user pointed at that yields nothing is a warning, not silence (it is likely misconfigured)."""
+        """A store the user pointed at that yields nothing is a warning, not silence (it is likely misconfigured).
+
+        An adopted source's entry is checked by its kind (``SourceKind.lint``), which warns when it read nothing.
+        """
         ws = self.workspace
         shown = CONFIG_RELPATH.as_posix()
         folders = {"memory": ws.memory_dir, "zettelkasten": ws.zettelkasten_dir, "runs": ws.runs_dir}
@@ -216,10 +220,8 @@ class _Linter:
                 message = f"{key}: {getattr(ws.config, key)!r} holds nothing Synapse reads (expected {_LAYOUT[key]})"
                 self._add(shown, self._config_line(f"{key}:"), "empty-store", message, "warning")
         for loader, result in adopted:
-            if not result.nodes:
-                source = loader.source
-                message = f"source {source.kind} {source.path!r} holds nothing Synapse can read (see docs/sources.md)"
-                self._add(shown, self._config_line("sources:"), "empty-store", message, "warning")
+            for code, message in SOURCE_KINDS[loader.source.kind].lint(loader.source, result):
+                self._add(shown, self._config_line("sources:"), code, message, "warning")
 
     def _config(self) -> None:
         ws = self.workspace

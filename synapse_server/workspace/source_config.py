@@ -4,8 +4,9 @@ A source is a folder the project already keeps (ADRs, a markdown or Obsidian
 vault, an MLflow ``mlruns/`` folder, memdsl ``.mem`` files) that an adapter
 reads without converting it. Each entry names its kind and path; ``name`` is
 the address segment it contributes (``mem:<name>:…`` for adr and mem,
-``zk:<name>:…`` for notes) and defaults to the kind, or for notes to the
-folder's name.
+``zk:<name>:…`` for notes) and defaults to what the kind says (the kind's
+name, or for notes the folder's name). The kinds, and so the values ``kind``
+accepts, are the registry ``SOURCE_KINDS`` (``workspace/source_kinds/``).
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
-from typing import Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from synapse_server.errors import WorkspaceError
+from synapse_server.workspace.source_kinds import SOURCE_KINDS, plain_name
 
-SourceKind = Literal["adr", "notes", "mlflow", "mem"]
-SOURCE_KINDS: tuple[str, ...] = ("adr", "notes", "mlflow", "mem")
+if TYPE_CHECKING:
+    KindName = str
+else:  # the schema's enum and the error a wrong kind gets ("Input should be 'adr', 'notes', …") come from the registry
+    KindName = Literal[tuple(SOURCE_KINDS)]
 CACHE_NAME = ".angelo"
 CACHE_ENV = "SYNAPSE_CACHE_HOME"
 """Overrides the user cache folder (else ``$XDG_CACHE_HOME/synapse``, else ``~/.cache/synapse``)."""
@@ -35,7 +39,7 @@ class SourceConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    kind: SourceKind = Field(..., description="adr | notes | mlflow | mem")
+    kind: KindName = Field(..., description=" | ".join(SOURCE_KINDS))
     path: str = Field(
         ..., min_length=1, description="The folder (or, for mem, a single .mem file), workspace-relative."
     )
@@ -53,21 +57,12 @@ class SourceConfig(BaseModel):
     @property
     def segment(self) -> str:
         """The address segment this source's nodes use."""
-        if self.name is not None:
-            return self.name
-        if self.kind == "notes":
-            return plain_name(PurePosixPath(self.path).name) or "notes"
-        return "runs" if self.kind == "mlflow" else self.kind
-
-
-def plain_name(text: str) -> str:
-    """``text`` made into an address segment: runs of other characters become one ``-``."""
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower()
+        return self.name if self.name is not None else SOURCE_KINDS[self.kind].default_segment(self.path)
 
 
 def notes_projects(sources: Iterable[SourceConfig]) -> set[str]:
     """The zettelkasten project names adopted notes folders contribute (they join the default scope)."""
-    return {source.segment for source in sources if source.kind == "notes"}
+    return {source.segment for source in sources if SOURCE_KINDS[source.kind].family == "zk"}
 
 
 def is_workspace_folder(root: Path) -> bool:

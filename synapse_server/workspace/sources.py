@@ -12,15 +12,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.adr import AdrAdapter
 from adapters.base import Diagnostic, Family, LoadResult, Node
 from adapters.code import CodeExclusions
 from synapse_server.workspace.config import Workspace
 from synapse_server.workspace.source_config import CACHE_NAME, SourceConfig
-
-_TOOL_FOLDERS = {"notes": (".obsidian", ".trash"), "mem": (".memdsl",)}
-"""A source's tool folders: editor settings and unapproved proposals are neither evidence nor code."""
-FAMILY_OF_KIND: dict[str, Family] = {"adr": "memory", "notes": "zk", "mlflow": "data", "mem": "memory"}
+from synapse_server.workspace.source_kinds import SOURCE_KINDS, SourceSite
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,53 +29,37 @@ class SourceLoader:
 
 
 def source_loaders(workspace: Workspace) -> list[SourceLoader]:
-    """One loader per configured source, in config order."""
+    """One loader per configured source, in config order, each built by its kind."""
     repo = workspace.code_dir if (workspace.code_dir / ".git").exists() else None
     loaders: list[SourceLoader] = []
     for source, folder in zip(workspace.config.sources, workspace.source_dirs, strict=True):
-        segment = source.segment
-        load: Callable[[], LoadResult]
-        if source.kind == "adr":
-            load = AdrAdapter(folder, workspace.root, repo, segment).load
-            wildcard = f"mem:{segment}:*"
-        elif source.kind == "notes":
-            from adapters.notes import NotesAdapter
-
-            others = tuple(d for d in workspace.source_dirs if d != folder) + _store_dirs(workspace)
-            load = NotesAdapter(folder, workspace.root, repo, segment, workspace.code_name, others).load
-            wildcard = f"zk:{segment}:*"
-        elif source.kind == "mlflow":
-            from adapters.mlflow_runs import MlflowAdapter
-
-            load = MlflowAdapter(folder, workspace.root).load
-            wildcard = "data:runs:*"
-        else:
-            from adapters.mem_files import MemFilesAdapter
-
-            load = MemFilesAdapter(folder, workspace.root, repo, segment).load
-            wildcard = f"mem:{segment}:*"
-        loaders.append(SourceLoader(FAMILY_OF_KIND[source.kind], wildcard, load, source, folder))
+        kind = SOURCE_KINDS[source.kind]
+        others = tuple(d for d in workspace.source_dirs if d != folder) + _store_dirs(workspace)
+        site = SourceSite(folder, workspace.root, repo, source.segment, workspace.code_name, others)
+        loaders.append(SourceLoader(kind.family, kind.wildcard(source.segment), kind.loader(site), source, folder))
     return loaders
 
 
 def code_exclusions(workspace: Workspace, loaded: Iterable[tuple[SourceLoader, Iterable[Node]]]) -> CodeExclusions:
     """``code.exclude``, Synapse's own store folders, and every file an adopted source read.
 
-    A store folder is never code, committed or not: a committed note would
-    otherwise come back as a ``repo:`` file pinned by git and vouch for
-    itself (a quote its source does not hold, verified against the note's
-    own copy). An mlruns store is claimed as a whole folder.
+        A store folder is never code, committed or not: a committed note would
+        otherwise come back as a ``repo:`` file pinned by git and vouch for
+        itself (a quote its source does not hold, verified against the note's
+        own copy). A kind that claims its whole folder (an mlruns store) is left out as a
+    folder; the others leave out their tool folders and the files their nodes read.
     """
     code_dir = workspace.code_dir
     files: set[str] = set()
     folders: list[str] = [f for f in (_in_repo(d, code_dir) for d in _own_dirs(workspace)) if f]
     for loader, nodes in loaded:
-        if loader.source.kind == "mlflow":
+        kind = SOURCE_KINDS[loader.source.kind]
+        if kind.claims_whole_folder:
             folder = _in_repo(loader.folder, code_dir)
             if folder:
                 folders.append(folder)
             continue
-        for tool_folder in _TOOL_FOLDERS.get(loader.source.kind, ()):
+        for tool_folder in kind.tool_folders:
             folder = _in_repo(loader.folder / tool_folder, code_dir) if loader.folder.is_dir() else None
             if folder:
                 folders.append(folder)
