@@ -43,6 +43,7 @@ from synapse_server.mcp import apps as answer_card
 from synapse_server.mcp.dispatch import Dispatcher, Outcome
 from synapse_server.mcp.wire import serve_stdio
 from synapse_server.models import model_spec_from
+from synapse_server.models.spec import runs_offline
 
 if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder
@@ -55,7 +56,6 @@ INSTRUCTIONS = (
     "(practice), the zettelkasten of cited notes (canon), pinned code and hashed experiment runs - and abstains "
     "when that evidence does not license an answer. Use its one tool, synapse(action=...)."
 )
-OFFLINE_PROVIDERS = frozenset({"extractive", "script", "host"})
 
 
 class ToolResult(BaseModel):
@@ -294,10 +294,10 @@ def _annotations(dispatcher: Dispatcher) -> ToolAnnotations:
 
 
 def _open_world(deps: Deps) -> bool:
-    """True when navigate's model is reached over a network or an external command."""
+    """True when navigate's model is reached over a network or an external command (the provider registry says)."""
     try:
         config_model = deps.workspace().config.model
         spec = model_spec_from(config_model, os.environ, deps.settings.model)
     except SynapseError:  # an invalid config, or a workspace model the user has not trusted (it will not run)
         return False
-    return spec.strip().partition(":")[0] not in OFFLINE_PROVIDERS
+    return not runs_offline(spec)

@@ -19,12 +19,14 @@ from typing import Any
 
 from synapse_server.models.base import Completion, Model, ModelIdentity, ModelOptions, Prompt, Usage
 from synapse_server.models.errors import ModelBadResponse, ModelMisconfigured
+from synapse_server.models.provider import Argument, Provider, ProviderContext
 from synapse_server.models.transport import HttpTransport, check_base_url
 
 DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 PROVIDER = "anthropic"
+KEY_ENV = "ANTHROPIC_API_KEY"
 
 
 class AnthropicModel(Model):
@@ -51,9 +53,9 @@ class AnthropicModel(Model):
     ) -> AnthropicModel:
         """Read ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY``; a key is mandatory only for the hosted default."""
         base_url = env.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL
-        api_key = env.get("ANTHROPIC_API_KEY") or None
+        api_key = env.get(KEY_ENV) or None
         if api_key is None and base_url.rstrip("/") == DEFAULT_ANTHROPIC_BASE_URL:
-            raise ModelMisconfigured("anthropic: set ANTHROPIC_API_KEY", provider=PROVIDER, env_var="ANTHROPIC_API_KEY")
+            raise ModelMisconfigured(f"anthropic: set {KEY_ENV}", provider=PROVIDER, env_var=KEY_ENV)
         return cls(model, base_url=base_url, api_key=api_key, options=options, transport=transport)
 
     def execute(self, prompt: Prompt) -> Completion:
@@ -108,3 +110,18 @@ def _usage_of(reply: dict[str, Any]) -> Usage | None:
     cached = [usage.get(k) for k in ("cache_creation_input_tokens", "cache_read_input_tokens")]
     extra = sum(v for v in cached if isinstance(v, int) and not isinstance(v, bool) and v > 0)
     return Usage(counted.input_tokens + extra, counted.output_tokens)
+
+
+class AnthropicProvider(Provider):
+    """``anthropic:MODEL``: sends the prompt to the Anthropic Messages API (or a gateway)."""
+
+    name = PROVIDER
+    argument = Argument("MODEL", "a model name")
+    reaches_outside = True
+    key_env = (KEY_ENV,)
+    runs = "the Anthropic Messages API"
+    use = "hosted Claude"
+
+    def build(self, argument: str | None, context: ProviderContext) -> Model:
+        assert argument is not None
+        return AnthropicModel.from_env(argument, context.env, context.options)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from synapse_server.models.base import DEFAULT_TIMEOUT_S, Completion, Model, ModelIdentity, Prompt
 from synapse_server.models.errors import ModelCommandFailed, ModelMisconfigured, ModelSpecError, ModelTimeout, tail
+from synapse_server.models.provider import Argument, Provider, ProviderContext
 from synapse_server.processes.children import GroupGuard, ProcessScope, current_scope, kill_group, parent_death_signal
 
 PROVIDER = "command"
@@ -153,3 +154,25 @@ def _drain_stderr(child: subprocess.Popen[bytes]) -> bytes:
 def _kill_group(child: subprocess.Popen[bytes]) -> None:
     """SIGKILL the child's whole process group (it leads one: ``start_new_session``)."""
     kill_group(child.pid)
+
+
+class CommandProvider(Provider):
+    """``command:CMD``: starts a process, so a workspace config alone may not choose it."""
+
+    name = PROVIDER
+    argument = Argument("CMD", "a command line")
+    reaches_outside = True
+    runs = "an external CLI: prompt on stdin, reply on stdout"
+    use = "the model bridge (`claude -p`, `llm`)"
+
+    def check(self, argument: str) -> None:
+        split_command(argument)
+
+    def build(self, argument: str | None, context: ProviderContext) -> Model:
+        assert argument is not None
+        return CommandModel(
+            split_command(argument),
+            timeout_s=context.options.timeout_s,
+            cwd=context.cwd,
+            env=context.env if context.explicit_env else None,
+        )

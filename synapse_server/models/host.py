@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from synapse_server.models.base import Completion, Model, ModelIdentity, Prompt
+from synapse_server.models.provider import Provider, ProviderContext
 
 PROVIDER = "host"
 DIGEST_CHARS = 16
@@ -102,3 +103,16 @@ class HostModel(Model):
         reply = self._replies[self._next]
         self._next += 1
         return Completion(reply, None, self.identity)
+
+
+class HostProvider(Provider):
+    """``host``: offline from Synapse's side (the host's model answers through navigate), navigate only."""
+
+    name = PROVIDER
+    serves_typer_and_lenses = False
+    runs = "the MCP host's own model, through pending turns (navigate only)"
+    use = "the default of `synapse serve`"
+
+    def build(self, argument: str | None, context: ProviderContext) -> Model:
+        """A host model with no replies yet: its first call suspends the turn; the MCP layer replays the rest."""
+        return HostModel("")

@@ -16,10 +16,12 @@ from typing import Any
 
 from synapse_server.models.base import Completion, Model, ModelIdentity, ModelOptions, Prompt, Usage
 from synapse_server.models.errors import ModelBadResponse, ModelMisconfigured
+from synapse_server.models.provider import Argument, Provider, ProviderContext
 from synapse_server.models.transport import HttpTransport, check_base_url
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 PROVIDER = "openai"
+KEY_ENV = "OPENAI_API_KEY"
 
 
 class OpenAIModel(Model):
@@ -46,12 +48,12 @@ class OpenAIModel(Model):
     ) -> OpenAIModel:
         """Read ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``; a key is mandatory only for the hosted default."""
         base_url = env.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
-        api_key = env.get("OPENAI_API_KEY") or None
+        api_key = env.get(KEY_ENV) or None
         if api_key is None and base_url.rstrip("/") == DEFAULT_OPENAI_BASE_URL:
             raise ModelMisconfigured(
                 "openai: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server that needs no key",
                 provider=PROVIDER,
-                env_var="OPENAI_API_KEY",
+                env_var=KEY_ENV,
             )
         return cls(model, base_url=base_url, api_key=api_key, options=options, transport=transport)
 
@@ -101,3 +103,18 @@ def _usage_of(reply: dict[str, Any]) -> Usage | None:
     if not isinstance(usage, dict):
         return None
     return Usage.from_counts(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+
+
+class OpenAIProvider(Provider):
+    """``openai:MODEL``: sends the prompt over a network (unless ``OPENAI_BASE_URL`` is a local server)."""
+
+    name = PROVIDER
+    argument = Argument("MODEL", "a model name")
+    reaches_outside = True
+    key_env = (KEY_ENV,)
+    runs = "an OpenAI-compatible Chat Completions endpoint"
+    use = "hosted OpenAI, Ollama, vLLM, llama.cpp"
+
+    def build(self, argument: str | None, context: ProviderContext) -> Model:
+        assert argument is not None
+        return OpenAIModel.from_env(argument, context.env, context.options)

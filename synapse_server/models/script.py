@@ -18,6 +18,7 @@ from pathlib import Path
 from adapters.paths import read_regular_bytes
 from synapse_server.models.base import Completion, Model, ModelIdentity, Prompt, Usage
 from synapse_server.models.errors import ModelExhausted, ModelMisconfigured
+from synapse_server.models.provider import Argument, Provider, ProviderContext
 
 PROVIDER = "script"
 
@@ -94,3 +95,16 @@ class ScriptModel(Model):
         raise ModelMisconfigured(
             f"script {self.identity.id}: reply {index} has a malformed usage", provider=PROVIDER, index=index
         )
+
+
+class ScriptProvider(Provider):
+    """``script:PATH``: reads a file of the workspace, runs nothing and sends nothing anywhere."""
+
+    name = PROVIDER
+    argument = Argument("PATH", "a file path")
+    runs = "replays recorded replies"
+    use = "tests, the benchmark, replay"
+
+    def build(self, argument: str | None, context: ProviderContext) -> Model:
+        assert argument is not None
+        return ScriptModel(context.cwd / argument, label=argument)

@@ -12,38 +12,83 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 from synapse_server.errors import ConfigError
-from synapse_server.models.anthropic_api import AnthropicModel
+from synapse_server.models.anthropic_api import AnthropicProvider
 from synapse_server.models.base import Model, ModelOptions
-from synapse_server.models.command import CommandModel, split_command
+from synapse_server.models.command import CommandProvider
 from synapse_server.models.errors import ModelMisconfigured, ModelSpecError
-from synapse_server.models.host import HostModel
-from synapse_server.models.openai_compat import OpenAIModel
-from synapse_server.models.script import ScriptModel
+from synapse_server.models.host import HostProvider
+from synapse_server.models.openai_compat import OpenAIProvider
+from synapse_server.models.provider import Provider, ProviderContext
+from synapse_server.models.script import ScriptProvider
 
 ENV_VAR = "SYNAPSE_MODEL"
 TRUST_ENV = "SYNAPSE_TRUST_WORKSPACE_MODEL"
 """Set to 1 to let ``model:`` and ``index.dsn`` in the workspace's own config start a process or reach a network."""
-OUTSIDE_PROVIDERS = frozenset({"command", "openai", "anthropic"})
-"""Providers that run a process or send the prompt over a network: a committed config alone cannot choose them."""
 _TRUE = frozenset({"1", "true", "yes", "on"})
 DEFAULT_SPEC = "extractive"
 """The model when nothing names one, on the CLI and the dashboard; ``synapse serve`` defaults to ``host``."""
 SERVE_DEFAULT_SPEC = "host"
-NO_MODEL_OUTSIDE_NAVIGATE = frozenset({"extractive", "host"})
+EXTRACTIVE_MODULE = "synapse_server.navigation.extractive"
+
+
+class ExtractiveProvider(Provider):
+    """``extractive``: the offline navigator, which lives with the engine and is imported only when built.
+
+    ``models/`` sits below ``navigation/``, so the class is named by its module path rather than imported.
+    It is not a typer: build and the lenses run their deterministic paths under it.
+    """
+
+    name = "extractive"
+    serves_typer_and_lenses = False
+    runs = "the deterministic offline navigator (no model at all)"
+    use = "the CLI's default; demos, tests"
+    module = EXTRACTIVE_MODULE
+
+    def build(self, argument: str | None, context: ProviderContext) -> Model:
+        try:
+            module = importlib.import_module(self.module)
+        except ModuleNotFoundError as error:
+            if error.name != self.module:
+                raise
+            raise ModelMisconfigured("extractive: the offline navigator is not installed", provider=self.name) from None
+        model: Model = module.ExtractiveModel()
+        return model
+
+
+PROVIDER_REGISTRY: Mapping[str, Provider] = MappingProxyType(
+    {
+        provider.name: provider
+        for provider in (
+            ExtractiveProvider(),
+            HostProvider(),
+            ScriptProvider(),
+            CommandProvider(),
+            OpenAIProvider(),
+            AnthropicProvider(),
+        )
+    }
+)
+"""Every provider a spec may name, registered once; the views below are read from it."""
+PROVIDERS: tuple[str, ...] = tuple(PROVIDER_REGISTRY)
+OUTSIDE_PROVIDERS = frozenset(name for name, p in PROVIDER_REGISTRY.items() if p.reaches_outside)
+"""Providers that run a process or send the prompt over a network: a committed config alone cannot choose them."""
+OFFLINE_PROVIDERS = frozenset(name for name, p in PROVIDER_REGISTRY.items() if not p.reaches_outside)
+"""Providers that run nothing and send nothing anywhere: the MCP tool is not open-world under them."""
+NO_MODEL_OUTSIDE_NAVIGATE = frozenset(name for name, p in PROVIDER_REGISTRY.items() if not p.serves_typer_and_lenses)
 """Specs under which build's typer and the lenses work deterministically: the extractive navigator is not a
 typer, and the host model is reached only through navigate's pending turns."""
-EXTRACTIVE_MODULE = "synapse_server.navigation.extractive"
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A parsed spec: the provider name and its argument (``None`` for ``extractive``)."""
+    """A parsed spec: the provider name and its argument (``None`` for a provider that takes none)."""
 
     provider: str
     argument: str | None = None
@@ -52,66 +97,23 @@ class ModelSpec:
         return self.provider if self.argument is None else f"{self.provider}:{self.argument}"
 
 
-@dataclass(frozen=True)
-class _Context:
-    env: Mapping[str, str]
-    explicit_env: bool
-    cwd: Path
-    options: ModelOptions
+def runs_offline(spec: str) -> bool:
+    """True when ``spec`` names a registered provider that runs no process and reaches no network."""
+    return spec.strip().partition(":")[0] in OFFLINE_PROVIDERS
 
 
-def _extractive(argument: str | None, context: _Context) -> Model:
-    """Imported lazily: the extractive navigator pulls in the grounding engine, which other specs never need."""
-    try:
-        module = importlib.import_module(EXTRACTIVE_MODULE)
-    except ModuleNotFoundError as error:
-        if error.name != EXTRACTIVE_MODULE:
-            raise
-        raise ModelMisconfigured("extractive: the offline navigator is not installed", provider="extractive") from None
-    model: Model = module.ExtractiveModel()
-    return model
-
-
-def _host(argument: str | None, context: _Context) -> Model:
-    """A host model with no replies yet: its first call suspends the turn; the MCP layer replays the rest."""
-    return HostModel("")
-
-
-def _script(argument: str | None, context: _Context) -> Model:
-    assert argument is not None
-    return ScriptModel(context.cwd / argument, label=argument)
-
-
-def _command(argument: str | None, context: _Context) -> Model:
-    assert argument is not None
-    return CommandModel(
-        split_command(argument),
-        timeout_s=context.options.timeout_s,
-        cwd=context.cwd,
-        env=context.env if context.explicit_env else None,
-    )
-
-
-def _openai(argument: str | None, context: _Context) -> Model:
-    assert argument is not None
-    return OpenAIModel.from_env(argument, context.env, context.options)
-
-
-def _anthropic(argument: str | None, context: _Context) -> Model:
-    assert argument is not None
-    return AnthropicModel.from_env(argument, context.env, context.options)
-
-
-# provider -> (takes an argument?, what the argument is, factory)
-_PROVIDERS: Mapping[str, tuple[bool, str, Callable[[str | None, _Context], Model]]] = {
-    "extractive": (False, "", _extractive),
-    "host": (False, "", _host),
-    "script": (True, "a file path", _script),
-    "command": (True, "a command line", _command),
-    "openai": (True, "a model name", _openai),
-    "anthropic": (True, "a model name", _anthropic),
-}
-PROVIDERS: tuple[str, ...] = tuple(_PROVIDERS)
+def providers_table() -> str:
+    """The markdown table of providers docs/models.md shows between its ``providers`` markers."""
+    rows = [
+        "| spec | what it runs | typical use | offline | key | build's typer and the lenses |",
+        "|---|---|---|---|---|---|",
+    ]
+    for p in PROVIDER_REGISTRY.values():
+        offline = "no: needs your opt-in from the config" if p.reaches_outside else "yes"
+        key = ", ".join(f"`{name}`" for name in p.key_env) or "—"
+        typer = "yes" if p.serves_typer_and_lenses else "no (deterministic paths)"
+        rows.append(f"| `{p.spec_form}` | {p.runs} | {p.use} | {offline} | {key} | {typer} |")
+    return "\n".join(rows)
 
 
 def parse_model_spec(spec: str) -> ModelSpec:
@@ -119,20 +121,18 @@ def parse_model_spec(spec: str) -> ModelSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise ModelSpecError("the model spec is empty; expected one of: " + ", ".join(PROVIDERS))
     provider, colon, argument = spec.strip().partition(":")
-    entry = _PROVIDERS.get(provider)
+    entry = PROVIDER_REGISTRY.get(provider)
     if entry is None:
         raise ModelSpecError(
             f"unknown model provider {provider!r}; expected one of: " + ", ".join(PROVIDERS), provider=provider
         )
-    takes_argument, what, _ = entry
-    if not takes_argument:
+    if entry.argument is None:
         if colon:
             raise ModelSpecError(f"{provider} takes no argument; write just {provider!r}", provider=provider)
         return ModelSpec(provider)
     if not argument.strip():
-        raise ModelSpecError(f"{provider}: needs {what}, as {provider}:…", provider=provider)
-    if provider == "command":
-        split_command(argument)
+        raise ModelSpecError(f"{provider}: needs {entry.argument.what}, as {provider}:…", provider=provider)
+    entry.check(argument)
     return ModelSpec(provider, argument.strip())
 
 
@@ -149,26 +149,27 @@ def resolve_model(
     also the whole environment a ``command:`` child gets (otherwise it inherits this process's).
     """
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
-    if parsed.provider not in _PROVIDERS:
+    provider = PROVIDER_REGISTRY.get(parsed.provider)
+    if provider is None:
         raise ModelSpecError(f"unknown model provider {parsed.provider!r}", provider=parsed.provider)
-    context = _Context(
+    context = ProviderContext(
         env=os.environ if env is None else env,
         explicit_env=env is not None,
         cwd=Path.cwd() if cwd is None else cwd,
         options=options or ModelOptions(),
     )
-    return _PROVIDERS[parsed.provider][2](parsed.argument, context)
+    return provider.build(parsed.argument, context)
 
 
 @dataclass(frozen=True)
 class SpecOrigin:
     """The spec in force, where it came from, and whether it may run.
 
-    ``trusted`` is False only for a ``command:``/``openai:``/``anthropic:``
-    spec that comes from the workspace's ``.synapse/config.yaml`` without the
-    user's opt-in: that file is committed content (a cloned repository
-    chooses it), so it may not start a process or send the project's text
-    over a network on its own.
+    ``trusted`` is False only for a spec whose provider reaches outside the
+    machine (``command:``, ``openai:``, ``anthropic:``) that comes from the
+    workspace's ``.synapse/config.yaml`` without the user's opt-in: that file
+    is committed content (a cloned repository chooses it), so it may not
+    start a process or send the project's text over a network on its own.
     """
 
     spec: str
