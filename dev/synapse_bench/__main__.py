@@ -16,6 +16,7 @@ corpus. Arguments after the subcommand go to that harness unchanged.
     text        how the engine's text functions scale with hostile input (text_bench.py)
     licensing   what licensing by alignment costs per claim, by claim size, beside a same-process baseline (licensing_bench.py)
     pg          the PostgreSQL + pgvector index beside SQLite; --write-report updates its REPORT.md section (pg_bench.py)
+    seeding     whether navigate's envelope holds what search ranks first, by search rank (seeding.py)
     host        what a step of a host-navigated turn costs beside the in-process turn (host_bench.py)
 """
 
@@ -38,6 +39,7 @@ HARNESSES = {
     "licensing": "dev.synapse_bench.licensing_bench",
     "pg": "dev.synapse_bench.pg_bench",
     "host": "dev.synapse_bench.host_bench",
+    "seeding": "dev.synapse_bench.seeding",
 }
 
 

@@ -26,12 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text
 from synapse_server.actions.deps import Deps
 from synapse_server.names import check_project_names, refuse_unknown_projects
+from synapse_server.navigation.substrate import SEARCH_FAMILIES
 from synapse_server.overlay.expansion import Expansion, expand_hits
 from synapse_server.overlay.lens import OverlayInfo, open_overlay
 
 MAX_QUERY_CHARS = 2000
 MAX_PROJECTS = 64
-FAMILIES = ("memory", "zk")
+FAMILIES = SEARCH_FAMILIES  # navigate seeds from the same fused ranking
 
 
 class SearchParams(StrictParams):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -143,8 +143,9 @@ def prepare_turn(
             if preloaded is not None:
                 index.adopt_state(preloaded.vectors)
 
-            def search(question: str, limit: int, family: str) -> list[SeedHit]:
-                hits = index.search(question, limit, families=[family], projects=projects if family == "zk" else None)
+            def search(question: str, limit: int, families: Sequence[str]) -> list[SeedHit]:
+                scope = projects if "zk" in families else None
+                hits = index.search(question, limit, families=list(families), projects=scope)
                 return [SeedHit(h.address, h.score) for h in hits if h.address in scoped]
 
             failures = [MissingGap(f.address, f.detail) for f in stores.failures]

@@ -10,6 +10,12 @@ neighbours breadth-first in frontier (relevance) order until the node ceiling.
 A store that failed to load is a ``missing`` gap in the envelope, not a failed
 turn. ``lean=False`` restores the earlier assembly (round-robin by rank, no
 floor) so a benchmark can measure both in one run.
+
+Before any of that, the top :data:`SEARCH_SEEDS` of the one fused ranking
+``synapse search`` returns for the question (memory and zettelkasten ranked
+together) are seeds whatever their score: a document search ranks first or
+second must be in the envelope the navigator reads, or navigate answers (or
+abstains) without what a person searching would see first.
 """
 
 from __future__ import annotations
@@ -28,6 +34,10 @@ if TYPE_CHECKING:  # the engine is handed resolvers; it never builds them (that 
     from adapters.resolvers import Resolvers
 
 SEED_FAMILIES = ("memory", "zk", "data", "code")
+SEARCH_FAMILIES = ("memory", "zk")
+"""The families ``synapse search`` ranks together: one fused ranking across them."""
+SEARCH_SEEDS = 3
+"""Seeds taken from the top of the fused search ranking before the per-family, relevance-floor seeds."""
 RELEVANCE_FLOOR = 0.95
 """A seed is admitted only when its fused score is at least this share of the best seed's.
 
@@ -51,8 +61,8 @@ class SeedHit:
     score: float
 
 
-Search = Callable[[str, int, str], Sequence[SeedHit]]
-"""(question, limit, family) -> hits in rank order."""
+Search = Callable[[str, int, Sequence[str]], Sequence[SeedHit]]
+"""(question, limit, families) -> hits in rank order, the families fused into one ranking."""
 
 
 @dataclass
@@ -107,14 +117,15 @@ def seed_addresses(
     """Seeds by relevance above the floor (``lean``) or round-robin by rank, within the ceilings."""
     total = budgets.assembly_cap if budgets.hops == 0 else max(1, (budgets.assembly_cap + 1) // 2)
     per_source = max(1, min(total, (total + 1) // 2 + 1))
-    ranked = [list(search(question, per_source, family))[:per_source] for family in families]
+    ranked = [list(search(question, per_source, (family,)))[:per_source] for family in families]
+    searched = [hit.address for hit in search(question, SEARCH_SEEDS, SEARCH_FAMILIES)][:SEARCH_SEEDS] if lean else []
     if lean:
         ordered = sorted(
             ((hit, f, r) for f, hits in enumerate(ranked) for r, hit in enumerate(hits)),
             key=lambda entry: (-entry[0].score, entry[1], entry[2]),
         )
         best = ordered[0][0].score if ordered else 0.0
-        candidates = [hit.address for hit, _, _ in ordered if hit.score >= RELEVANCE_FLOOR * best]
+        candidates = searched + [hit.address for hit, _, _ in ordered if hit.score >= RELEVANCE_FLOOR * best]
     else:
         candidates = [hits[p].address for p in range(per_source) for hits in ranked if p < len(hits)]
     seeds: list[str] = []

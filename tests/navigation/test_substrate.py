@@ -5,16 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
-from engine_builders import budgets, node, substrate
 
 from adapters.base import Tether, TetherCheck, TetherKind
 from adapters.resolvers import Resolvers
 from memdsl import parse_render, serialize_render
 from synapse_server.navigation.budgets import BudgetRequest, resolve_budgets
 from synapse_server.navigation.envelope import render_envelope
-from synapse_server.navigation.substrate import RELEVANCE_FLOOR, SeedHit, Substrate, assemble, seed_addresses
+from synapse_server.navigation.substrate import (
+    RELEVANCE_FLOOR,
+    SEARCH_SEEDS,
+    SeedHit,
+    Substrate,
+    assemble,
+    seed_addresses,
+)
 from synapse_server.navigation.view import MissingGap
 from synapse_server.workspace.config import NavigateConfig
+from tests.support.engine_builders import budgets, node, substrate
 
 M1, M2, M3 = "mem:tree:m1", "mem:tree:m2", "mem:tree:m3"
 Z1, Z2 = "zk:research:z1", "zk:research:z2"
@@ -29,7 +36,8 @@ class RankedSearch:
         self.ranked = ranked
         self.limits: list[tuple[str, int]] = []
 
-    def __call__(self, question: str, limit: int, family: str) -> list[SeedHit]:
+    def __call__(self, question: str, limit: int, families: Sequence[str]) -> list[SeedHit]:
+        family = families[0] if len(families) == 1 else "fused"  # the ranking `synapse search` returns
         self.limits.append((family, limit))
         hits = list(self.ranked.get(family, ()))[:limit]
         return [SeedHit(address, 1 / (60 + rank)) for rank, address in enumerate(hits, start=1)]
@@ -67,7 +75,8 @@ class ScoredSearch:
     def __init__(self, scored: Mapping[str, Sequence[tuple[str, float]]]) -> None:
         self.scored = scored
 
-    def __call__(self, question: str, limit: int, family: str) -> list[SeedHit]:
+    def __call__(self, question: str, limit: int, families: Sequence[str]) -> list[SeedHit]:
+        family = families[0] if len(families) == 1 else "fused"  # no fused ranking unless a test gives one
         return [SeedHit(a, s) for a, s in self.scored.get(family, ())][:limit]
 
 
@@ -188,3 +197,21 @@ def test_epistemics_are_memoised_and_a_verifier_finding_can_only_weaken() -> Non
     weakened = sub.add_check(M1, TetherCheck(Tether(TetherKind.CITATION, M1), "failed", "quote refuted"))
     assert (weakened.status, weakened.taints) == ("inferred", frozenset({"refuted"}))
     assert sub.add_check(M1, TetherCheck(Tether(TetherKind.CITATION, M1), "ok", "fine")).status == "inferred"
+
+
+def test_what_search_ranks_first_is_seeded_even_below_the_relevance_floor() -> None:
+    # per family, m3 is 3rd of the memory ranking and z2 only 2nd of zk: both below the floor of the best
+    ranked = {"memory": [M1, M2, M3], "zk": [Z1, Z2], "fused": [M1, M3, Z2, M2]}
+    seeds = seed_addresses("q", RankedSearch(ranked), budgets(assembly_cap=10, hops=0))
+    assert seeds[:SEARCH_SEEDS] == [M1, M3, Z2], "the top of the fused ranking comes first, in its order"
+    assert set(seeds) >= {M1, M3, Z2, Z1}
+
+
+def test_fused_search_seeds_stay_within_the_node_cap() -> None:
+    ranked = {"memory": [M1, M2, M3], "zk": [Z1, Z2], "fused": [M3, Z2, M2]}
+    assert seed_addresses("q", RankedSearch(ranked), budgets(assembly_cap=2, hops=0)) == [M3, Z2]
+
+
+def test_the_earlier_assembly_does_not_consult_the_fused_ranking() -> None:
+    search = RankedSearch({"memory": [M1], "fused": [M2]})
+    assert seed_addresses("q", search, budgets(assembly_cap=10, hops=0), lean=False) == [M1]
