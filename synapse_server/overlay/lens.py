@@ -36,7 +36,6 @@ __all__ = [
     "negative_is_default",
     "open_overlay",
     "params_from",
-    "projects_arg",
     "scope_of",
     "store_of",
     "tier_of",
@@ -153,8 +152,3 @@ def params_from(model: type[P], values: Mapping[str, Any]) -> P:
         first = error.errors()[0]
         parameter = ".".join(str(p) for p in first["loc"]) or "(parameters)"
         raise InvalidInput(f"{parameter}: {first['msg']}", parameter=parameter) from None
-
-
-def projects_arg(text: str | None) -> list[str] | None:
-    """The CLI's ``--projects a,b``: None when absent (config scope), ``[]`` for ``''`` (memory only)."""
-    return None if text is None else [p.strip() for p in text.split(",") if p.strip()]

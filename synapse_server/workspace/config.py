@@ -18,10 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from adapters.frontmatter import StoreFileError, load_yaml
 from adapters.paths import read_regular_bytes
 from synapse_server.errors import ConfigError, WorkspaceError
+from synapse_server.names import ProjectName, check_federation_alias
+from synapse_server.workspace.placement import CONFIG_RELPATH as CONFIG_RELPATH  # its one home; re-exported
 from synapse_server.workspace.placement import check_placement
 from synapse_server.workspace.source_config import SourceConfig, default_cache_dir, notes_projects
 
-CONFIG_RELPATH = Path(".synapse") / "config.yaml"
 _MARKERS = (".synapse", ".memory", ".zettelkasten")
 
 
@@ -79,7 +80,7 @@ class IndexConfig(_Strict):
 
 
 class Config(_Strict):
-    projects: list[str] | None = Field(
+    projects: list[ProjectName] | None = Field(
         None, description="Intersecting zettelkasten projects; None = every local project."
     )
     memory: str = ".memory"
@@ -108,18 +109,9 @@ class Config(_Strict):
 
     @field_validator("federation")
     @classmethod
-    def _aliases_have_no_dot(cls, value: dict[str, str]) -> dict[str, str]:
+    def _aliases_are_project_names(cls, value: dict[str, str]) -> dict[str, str]:
         for alias in value:
-            if not alias or "." in alias or ":" in alias or any(c.isspace() for c in alias):
-                raise ValueError(f"federation alias {alias!r} must be a plain name (no dot, colon or space)")
-        return value
-
-    @field_validator("projects")
-    @classmethod
-    def _projects_are_plain(cls, value: list[str] | None) -> list[str] | None:
-        for name in value or []:
-            if not name or ":" in name or any(c.isspace() for c in name):
-                raise ValueError(f"project name {name!r} is not a valid address segment")
+            check_federation_alias(alias)
         return value
 
 

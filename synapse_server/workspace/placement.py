@@ -1,39 +1,72 @@
 """Where configured paths may point: checks that need the file system, run once when a workspace loads.
 
 The config model itself is pure (``synapse_server.workspace.config``); these checks look
-at the disk. A federated root must be another project's zettelkasten, so a
+at the disk. This module sits below the config: it holds the config's path and reads a
+workspace through :class:`PlacedWorkspace`, so the config imports it and not the other way. A federated root must be another project's zettelkasten, so a
 read can never walk the whole file system; the disposable index cache must lie
 outside every store, so an index write can never land in source content.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from synapse_server.errors import ConfigError
 
-if TYPE_CHECKING:
-    from synapse_server.workspace.config import Workspace
-
-__all__ = ["check_placement"]
+__all__ = ["CONFIG_RELPATH", "PlacedWorkspace", "check_placement"]
 
 CONFIG_RELPATH = Path(".synapse") / "config.yaml"
+"""Where a workspace's config lives, relative to its root."""
+
+
+class _PlacedConfig(Protocol):
+    @property
+    def federation(self) -> Mapping[str, str]: ...
+
+    @property
+    def cache(self) -> str | None: ...
+
+
+class PlacedWorkspace(Protocol):
+    """What the placement checks read of a loaded workspace (``workspace.config.Workspace`` is one)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def config(self) -> _PlacedConfig: ...
+
+    @property
+    def memory_dir(self) -> Path: ...
+
+    @property
+    def zettelkasten_dir(self) -> Path: ...
+
+    @property
+    def runs_dir(self) -> Path: ...
+
+    @property
+    def cache_dir(self) -> Path: ...
+
+    @property
+    def federation_dirs(self) -> dict[str, Path]: ...
+
 
 _PROJECT_MARKERS = (".git", ".synapse", ".memory", ".zettelkasten")
 _NOT_CACHE = (".git", ".synapse")
 """Folders the cache may never be put in: the repository's own data and the committed overlay."""
 
 
-def check_placement(workspace: Workspace) -> None:
+def check_placement(workspace: PlacedWorkspace) -> None:
     """Refuse configured paths that would make a read walk the disk or a cache write land in a store."""
     for alias in workspace.config.federation:
         _check_federated_root(workspace, alias)
     _check_cache(workspace)
 
 
-def _check_federated_root(workspace: Workspace, alias: str) -> None:
+def _check_federated_root(workspace: PlacedWorkspace, alias: str) -> None:
     """A federated root is another project's zettelkasten: bounded, and never an ancestor of this workspace.
 
     An absent root is left to lint (``missing-federation``); an existing one
@@ -57,7 +90,7 @@ def _check_federated_root(workspace: Workspace, alias: str) -> None:
         raise ConfigError(f"{CONFIG_RELPATH}: {key}: root {raw!r} {problem}", key=key, file=str(CONFIG_RELPATH))
 
 
-def _check_cache(workspace: Workspace) -> None:
+def _check_cache(workspace: PlacedWorkspace) -> None:
     """The index cache is disposable and rewritten freely, so it must lie outside every source store."""
     cache = _lenient(lambda: workspace.cache_dir)
     if cache is None:

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from synapse_server.actions.deps import WRITE_FREE_ENV, ServerSettings
 from synapse_server.cli.options import add_root, workspace_root
 from synapse_server.errors import InvalidInput
+from synapse_server.names import project_list_arg
 from synapse_server.overlay.build import MIN_CONFIDENCE, BuildReport, build_overlay, typer_model
 from synapse_server.overlay.candidates import NEIGHBOURS
 from synapse_server.overlay.store import refuse_if_write_free
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     workspace = load_workspace(workspace_root(args))
     write_free = ServerSettings.from_environment(workspace.root, write_free=args.write_free).write_free
     refuse_if_write_free(workspace, write_free)  # before stores or a model: a refused build does no work
-    projects = None if args.projects is None else [p.strip() for p in args.projects.split(",") if p.strip()]
+    projects = project_list_arg(args.projects)
     if not 0.0 <= args.min_confidence <= 1.0:
         raise InvalidInput("--min-confidence must be between 0 and 1", parameter="min_confidence")
     model = typer_model(workspace, args.model)

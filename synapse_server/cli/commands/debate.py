@@ -9,8 +9,9 @@ import argparse
 from typing import Any
 
 from synapse_server.cli.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
+from synapse_server.names import project_list_arg
 from synapse_server.overlay.debate_view import DebateParams, DebateResult, run_debate
-from synapse_server.overlay.lens import params_from, projects_arg
+from synapse_server.overlay.lens import params_from
 
 
 def register(subparsers: Any) -> None:
@@ -26,7 +27,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    params = params_from(DebateParams, {"kind": args.kind, "projects": projects_arg(args.projects)})
+    params = params_from(DebateParams, {"kind": args.kind, "projects": project_list_arg(args.projects)})
     return run_lens(args, run_debate, params, _text)
 
 

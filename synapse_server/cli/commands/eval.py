@@ -17,6 +17,7 @@ from typing import Any
 from synapse_server.cli.options import add_root, workspace_root
 from synapse_server.errors import SynapseError
 from synapse_server.eval.run import DEFAULT_K, DEFAULT_SAMPLE, format_report, run_eval
+from synapse_server.names import project_list_arg
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.stores import Stores, make_embedder
 
@@ -47,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     workspace = load_workspace(workspace_root(args))
-    projects = None if args.projects is None else [p for p in args.projects.split(",") if p]
+    projects = project_list_arg(args.projects)
     report = run_eval(
         workspace,
         Stores.load(workspace, ("memory", "zk")),

@@ -9,8 +9,9 @@ import argparse
 from typing import Any
 
 from synapse_server.cli.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
+from synapse_server.names import project_list_arg
 from synapse_server.overlay.frame import FrameParams, FrameResult, run_frame
-from synapse_server.overlay.lens import params_from, projects_arg
+from synapse_server.overlay.lens import params_from
 
 
 def register(subparsers: Any) -> None:
@@ -28,7 +29,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    values = {"question": args.question, "projects": projects_arg(args.projects), "limit": args.limit}
+    values = {"question": args.question, "projects": project_list_arg(args.projects), "limit": args.limit}
     params = params_from(FrameParams, {**values, "model": args.model})
     return run_lens(args, run_frame, params, _text, search=True)
 

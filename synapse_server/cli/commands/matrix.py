@@ -10,7 +10,8 @@ import argparse
 from typing import Any
 
 from synapse_server.cli.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
-from synapse_server.overlay.lens import params_from, projects_arg
+from synapse_server.names import project_list_arg
+from synapse_server.overlay.lens import params_from
 from synapse_server.overlay.matrix import MatrixParams, MatrixResult, run_matrix
 
 
@@ -30,7 +31,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    values = {"kind": args.kind, "projects": projects_arg(args.projects), "synthesize": args.synthesize}
+    values = {"kind": args.kind, "projects": project_list_arg(args.projects), "synthesize": args.synthesize}
     params = params_from(MatrixParams, {**values, "limit": args.limit, "model": args.model})
     return run_lens(args, run_matrix, params, _text)
 

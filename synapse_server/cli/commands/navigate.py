@@ -24,6 +24,7 @@ from synapse_server.errors import InvalidInput
 from synapse_server.isolation.turn import navigate_turn
 from synapse_server.mcp.dispatch import result_payload
 from synapse_server.models import model_spec_from, parse_model_spec
+from synapse_server.names import project_list_arg
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.turn import HOST_ELSEWHERE
 from synapse_server.present.terminal_card import render_card
@@ -55,7 +56,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    projects = None if args.projects is None else [p for p in args.projects.split(",") if p]
+    projects = project_list_arg(args.projects)
     try:
         request = NavigateRequest(
             question=args.question,

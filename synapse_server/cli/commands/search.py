@@ -13,6 +13,7 @@ from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.actions.search import SearchHit, SearchParams, search
 from synapse_server.cli.options import add_root, workspace_root
 from synapse_server.mcp.dispatch import result_payload, validated
+from synapse_server.names import project_list_arg
 
 
 def register(subparsers: Any) -> None:
@@ -30,13 +31,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def project_list(raw: str | None) -> list[str] | None:
-    """``None`` = config scope; ``''`` = memory only; otherwise the comma-separated names."""
-    if raw is None:
-        return None
-    return [name.strip() for name in raw.split(",") if name.strip()]
-
-
 def channels(hit: SearchHit) -> str:
     """Why a hit is here: its keyword rank, its semantic rank and cosine similarity."""
     keyword = f"keyword #{hit.lexical_rank}" if hit.lexical_rank is not None else "no keyword"
@@ -49,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     root = workspace_root(args)
     values: dict[str, Any] = {"query": args.query, "limit": args.limit, "expand": args.expand}
     if args.projects is not None:
-        values["projects"] = project_list(args.projects)
+        values["projects"] = project_list_arg(args.projects)
     params = validated(SearchParams, values)
     deps = Deps(ServerSettings(root=root, prespawn=False))
     try:

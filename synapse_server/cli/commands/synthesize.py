@@ -11,8 +11,9 @@ import argparse
 from typing import Any
 
 from synapse_server.cli.commands.lens_cli import add_common_arguments, add_json_argument, run_lens
+from synapse_server.names import project_list_arg
 from synapse_server.overlay.briefs import SynthesizeParams, SynthesizeResult, brief_mark, run_synthesize
-from synapse_server.overlay.lens import params_from, projects_arg
+from synapse_server.overlay.lens import params_from
 
 
 def register(subparsers: Any) -> None:
@@ -31,7 +32,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    values = {"kind": args.kind, "projects": projects_arg(args.projects), "min_confidence": args.min_confidence}
+    values = {"kind": args.kind, "projects": project_list_arg(args.projects), "min_confidence": args.min_confidence}
     params = params_from(SynthesizeParams, {**values, "limit": args.limit, "model": args.model})
     return run_lens(args, run_synthesize, params, _text)
 
