@@ -4,7 +4,8 @@ Titles, bodies, ids and snippets are project content: a note can carry ESC
 or BEL sequences that retitle a terminal window, hide lines, or, on some
 emulators, write to the clipboard. The CLI therefore prints through
 :class:`SafeWriter`, which spells every control character (C0 except tab and
-newline, DEL, C1) and the bidirectional-override marks as ``\\uXXXX``.
+newline, DEL, C1), the line separators and the bidirectional-override marks
+as ``\\uXXXX``, through the one escaping in ``language/safe_text.py``.
 That spelling is also a valid escape inside a JSON string, so ``--json``
 output stays parseable (JSON itself already escapes C0, but not DEL, C1 or
 bidi marks).
@@ -13,24 +14,19 @@ bidi marks).
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 from collections.abc import Iterator
 from typing import TextIO
 
+from synapse_server.language.safe_text import escape_unsafe
+
 __all__ = ["SafeWriter", "escape_controls", "terminal_safe_output", "write_vetted"]
-
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_KEEP_CR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _spelled(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
 
 
 def escape_controls(text: str, *, keep_cr: bool = False) -> str:
-    """``text`` with every control or bidi-override character written as ``\\uXXXX``; tab and newline stay."""
-    return (_UNSAFE_KEEP_CR if keep_cr else _UNSAFE).sub(_spelled, text)
+    """``text`` with every unsafe character (:func:`~synapse_server.language.safe_text.escape_unsafe`) written
+    as ``\\uXXXX``; tab and newline stay, and ``\\r`` on request (the build's progress line)."""
+    return escape_unsafe(text, keep="\t\n\r" if keep_cr else "\t\n", spelling="json")
 
 
 class SafeWriter:
