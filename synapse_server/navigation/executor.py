@@ -13,6 +13,7 @@ quote verifier call without a quote is ``unverifiable``.
 
 from __future__ import annotations
 
+import enum
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -34,12 +35,32 @@ class VerifierResult:
     detail: str
 
 
+class RefusalKind(enum.Enum):
+    """Why an action did not run (or ran in part); the loop decides on these, never on a refusal's words."""
+
+    UNKNOWN_REF = "unknown-ref"
+    HOP_BUDGET = "hop-budget"
+    NODE_CAP = "node-cap"
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """One refused action: its kind, its verb and the words a person reads (``str()`` gives ``verb: detail``)."""
+
+    kind: RefusalKind
+    verb: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.verb}: {self.detail}"
+
+
 @dataclass(frozen=True, slots=True)
 class Execution:
     view: View
     response: Response
     topologic: bool
-    refused: tuple[str, ...]
+    refused: tuple[Refusal, ...]
     verifications: tuple[VerifierResult, ...]
 
 
@@ -60,20 +81,20 @@ def execute(
     before = set(view.order)
     touched: list[str] = []
     problems: list[Gap] = []
-    refused: list[str] = []
+    refused: list[Refusal] = []
     verifications: list[VerifierResult] = []
     topologic = False
     for action in ordered(actions):
         targets = [_resolve_ref(view, ref) for ref in action.args]
         if any(t is None for t in targets):
-            refused.append(f"{action.verb}: unknown ref {', '.join(action.args)}")
+            refused.append(Refusal(RefusalKind.UNKNOWN_REF, action.verb, f"unknown ref {', '.join(action.args)}"))
             problems.extend(_unknown_ref_gaps(view, action.verb, action.args))
             continue
         addresses = [t for t in targets if t is not None]
         if action.verb in ("expand", "join"):
             call = f"{action.verb}({', '.join(view.ref_of(a) for a in addresses)})"
             if hops_left <= 0:
-                refused.append(f"{action.verb}: hop budget exhausted")
+                refused.append(Refusal(RefusalKind.HOP_BUDGET, action.verb, "hop budget exhausted"))
                 problems.append(_gap(addresses[0], f"{call} not run: no expand/join round is left"))
                 continue
             topologic = True
@@ -85,7 +106,8 @@ def execute(
                 problems.extend(_why_join_adds_little(view, addresses, added=bool(new)))
             room = None if loop_cap is None else max(0, loop_cap - len(view.order))
             if room is not None and len(new) > room:
-                refused.append(f"{action.verb}: node cap reached, {len(new) - room} node(s) not admitted")
+                detail = f"node cap reached, {len(new) - room} node(s) not admitted"
+                refused.append(Refusal(RefusalKind.NODE_CAP, action.verb, detail))
                 problems.append(_gap(addresses[0], f"{call}: the node cap admitted {room} of {len(new)} new node(s)"))
                 new = new[:room]
             view = admit(view, substrate, new)

@@ -23,7 +23,7 @@ from synapse_server.models.host import ReplyPending
 from synapse_server.navigation.budgets import Budgets
 from synapse_server.navigation.claims import Decision
 from synapse_server.navigation.envelope import render_envelope
-from synapse_server.navigation.executor import execute
+from synapse_server.navigation.executor import RefusalKind, execute
 from synapse_server.navigation.prompt import build_prompt, renavigation_note, repair_note, split_prompt
 from synapse_server.navigation.router import model_abstention, route
 from synapse_server.navigation.substrate import Substrate
@@ -159,7 +159,7 @@ def run_loop(
                 response, ", ".join(decision.reasons), decision.problems, abstained=abstained, last=last
             )
             continue
-        if decision.verdict == "abstain" and execution.refused and any("hop budget" in r for r in execution.refused):
+        if decision.verdict == "abstain" and any(r.kind is RefusalKind.HOP_BUDGET for r in execution.refused):
             return _halt(outcome, "hops", "the hop budget ran out before the answer was licensed")
         return _finish(outcome, decision)
 
