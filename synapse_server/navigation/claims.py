@@ -60,12 +60,23 @@ class ClaimFinding:
     def cited_addresses(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(c.address for c in self.citations if c.address is not None))
 
-    def flag(self, name: str) -> bool:
-        if name == "extrapolation":
-            return self.extrapolation
-        if name == "outdated":
-            return self.outdated
-        return any(getattr(c, name) for c in self.citations)
+    @property
+    def stale(self) -> bool:
+        """A cited node is stale (its tether no longer matches); like the three below, a citation's flag is
+        the claim's."""
+        return any(c.stale for c in self.citations)
+
+    @property
+    def unresolved(self) -> bool:
+        return any(c.unresolved for c in self.citations)
+
+    @property
+    def refuted(self) -> bool:
+        return any(c.refuted for c in self.citations)
+
+    @property
+    def contested(self) -> bool:
+        return any(c.contested for c in self.citations)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,6 @@ from synapse_server.navigation.claims import ClaimFinding, Decision
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE, STATUS_ORDER, NodeEpistemics, Status, weakest
 from synapse_server.navigation.router import public_refs
 from synapse_server.navigation.surfaces import (
-    FLAG_NAMES,
     AnswerCitation,
     AnswerSurface,
     Flags,
@@ -187,6 +186,18 @@ def _ceiling(facts: list[NodeEpistemics]) -> Status:
     return weakest(f.status for f in facts)
 
 
+def claim_flags(finding: ClaimFinding) -> Flags:
+    """The claim's flags, each read from its typed attribute."""
+    return Flags(
+        stale=finding.stale,
+        unresolved=finding.unresolved,
+        refuted=finding.refuted,
+        extrapolation=finding.extrapolation,
+        contested=finding.contested,
+        outdated=finding.outdated,
+    )
+
+
 def _trace_claim(finding: ClaimFinding) -> TraceClaim:
     return TraceClaim(
         id=finding.id,
@@ -194,7 +205,7 @@ def _trace_claim(finding: ClaimFinding) -> TraceClaim:
         inference_form=finding.form,
         premise_claim_ids=list(finding.premises),
         status=finding.status,
-        flags=Flags(**{name: finding.flag(name) for name in FLAG_NAMES}),
+        flags=claim_flags(finding),
         citation_addresses=list(finding.cited_addresses),
     )
 

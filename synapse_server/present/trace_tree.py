@@ -14,7 +14,8 @@ from synapse_server.navigation.surfaces import FLAG_NAMES, Flags, TraceClaim, Tr
 
 def set_flags(flags: Flags) -> list[str]:
     """The names of the flags that are set, in a fixed order."""
-    return [name for name in FLAG_NAMES if getattr(flags, name)]
+    values = flags.model_dump()
+    return [name for name in FLAG_NAMES if values[name]]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from engine_builders import answer, artifact, cited, decide, node, world
 
 from memdsl import Abstention, Claim, parse_output
 from synapse_server.navigation.claims import REASON_ORDER, Decision, ordered_reasons
@@ -17,6 +16,7 @@ from synapse_server.navigation.projector import trace_surface
 from synapse_server.navigation.router import judge_claim, model_abstention
 from synapse_server.navigation.surfaces import Telemetry
 from synapse_server.navigation.view import View
+from tests.support.engine_builders import answer, artifact, cited, decide, node, world
 
 COST = "mem:tree:cost"  # n1 grounded (git pin)
 SHARPE = "mem:tree:sharpe"  # n2 measured (content hash)
@@ -330,7 +330,7 @@ def test_a_model_abstention_keeps_a_canonical_label_and_maps_others_to_low_cover
 def test_contested_ground_gives_a_hedged_inferred_answer(view: View) -> None:
     decision = decide(restate("n8", "Momentum works in every asset class."), view)
     assert (decision.verdict, decision.status) == ("answer", "inferred")
-    assert decision.claims["c1"].flag("contested") is True
+    assert decision.claims["c1"].contested is True
 
 
 @pytest.mark.parametrize(
