@@ -89,3 +89,9 @@ def test_no_module_dispatches_on_a_source_kinds_name() -> None:
                 if any(value in SOURCE_KINDS for value in names):
                     found.append(f"{module.relative_to(package)}:{node.lineno}")
     assert not found
+
+
+def test_every_lint_code_a_kind_declares_is_explained_in_the_lint_codes_table() -> None:
+    explained = {code for cell in _first_column("| code | severity") for code in re.split(r"`, `", cell)}
+    declared = {code for kind in SOURCE_KINDS.values() for code in kind.codes}
+    assert declared <= explained, sorted(declared - explained)
