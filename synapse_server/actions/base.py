@@ -63,8 +63,3 @@ class ActionSpec:
 
     def public_fields(self) -> list[str]:
         return [name for name in self.params.model_fields if name not in self.hidden]
-
-
-def tier_of(family: str) -> str | None:
-    """Practice (the memory tree) vs canon (the zettelkasten); code and data have no tier."""
-    return {"memory": "practice", "zk": "canon"}.get(family)

@@ -22,9 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from adapters.base import Node
 from adapters.ids import BadAddress, check_address, check_id
 from adapters.paths import PathEscape, resolve_inside
-from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text, tier_of
+from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text
 from synapse_server.actions.deps import Deps
 from synapse_server.errors import InvalidInput, NotFound, PathOutsideWorkspace
+from synapse_server.overlay.lens import tier_of
 from synapse_server.workspace.config import Workspace
 
 MAX_ID_CHARS = 1000

@@ -189,6 +189,6 @@ def _evidence(address: str, origin: Origin, nodes: Mapping[str, Node]) -> Counte
         address=address,
         origin=origin,
         store=store_of(address),
-        tier=tier_of(address),
+        tier=tier_of(store_of(address)),
         title=node.title if node else None,
     )

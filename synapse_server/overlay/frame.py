@@ -250,7 +250,7 @@ def frame_hits(
             FrameHit(
                 address=node.address,
                 store=store_of(node.address),
-                tier=tier_of(node.address),
+                tier=tier_of(store_of(node.address)),
                 title=node.title,
                 type=node.type,
                 matched=matched,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, overload
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -127,8 +127,17 @@ def store_of(address: str) -> Literal["memory", "zk"]:
     return "memory" if address.startswith("mem:") else "zk"
 
 
-def tier_of(address: str) -> Literal["practice", "canon"]:
-    return "practice" if address.startswith("mem:") else "canon"
+Tier = Literal["practice", "canon"]
+_TIERS: dict[str, Tier] = {"memory": "practice", "zk": "canon"}
+
+
+@overload
+def tier_of(family: Literal["memory", "zk"]) -> Tier: ...
+@overload
+def tier_of(family: str) -> Tier | None: ...
+def tier_of(family: str) -> Tier | None:
+    """Practice (the memory tree) vs canon (the zettelkasten); code and data have no tier."""
+    return _TIERS.get(family)
 
 
 def first_sentence(body: str) -> str:

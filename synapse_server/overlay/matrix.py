@@ -255,7 +255,7 @@ def _axes(
                 title=node.title if node else None,
                 type=node.type if node else None,
                 store=store_of(address),
-                tier=tier_of(address),
+                tier=tier_of(store_of(address)),
                 cells=len(group),
                 relations={relation: counts[relation] for relation in RELATIONS if counts[relation]},
                 weight=round(sum(cell.priority for cell in group), 6),
