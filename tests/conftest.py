@@ -1,4 +1,8 @@
-"""Shared fixtures: the real embedding model, loaded once per test session."""
+"""Shared fixtures: the real embedding model (loaded once per session), the index backend, a server factory.
+
+Helpers that are not fixtures live in ``tests/support`` and are imported by
+their package name (``from tests.support.tool_calls import payload``).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,10 @@ from typing import IO
 import pytest
 
 from adapters.index import Embedder
+from synapse_server.isolation.protocol import TEST_JOB_ENV
 from synapse_server.workspace.source_config import CACHE_ENV
+from tests.support import servers
+from tests.support.servers import ServerFactory
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +30,19 @@ def embedder() -> Embedder:
     model = Embedder()
     model.load()
     return model
+
+
+@pytest.fixture
+def make_server() -> ServerFactory:
+    """Build an in-memory server over a root (see :func:`tests.support.servers.make_server`)."""
+    return servers.make_server
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker jobs, write-free and the model come from each test, never from the outer environment."""
+    for name in (TEST_JOB_ENV, "SYNAPSE_WRITE_FREE", "SYNAPSE_MODEL"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from synapse_server.workspace.init import make_demo
-from tests.pseudo_terminal import run_in_terminal
+from tests.support.pseudo_terminal import run_in_terminal
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 QUESTION = "How did the Sharpe ratio change after costs rose to 8 bps?"

@@ -27,7 +27,7 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 """A result carries the rendered envelope; anything past this is a broken worker, not a big answer."""
 
 TEST_JOB_ENV = "SYNAPSE_TEST_WORKER_JOB"
-"""Test-only: makes the worker run a canned job instead of a turn (see :mod:`synapse_server.isolation.faults`).
+"""Test-only: ``module:function`` the worker runs instead of a turn (the suite's ``tests/support/worker_jobs.py``).
 
 Read only by the worker from its environment, which only whoever starts the
 server controls; no tool parameter can reach it.

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import faulthandler
+import importlib
 import logging
 import os
 import resource
@@ -295,6 +296,18 @@ def run_turn(sock: socket.socket, root: Path, warm: Warm | None, job: str | None
     return 0
 
 
+def run_test_job(job: str, request: Any) -> Any:
+    """Test-only: run the ``module:function`` that ``SYNAPSE_TEST_WORKER_JOB`` names instead of a turn.
+
+    The jobs live with the tests, not in this package: the module is imported only here, only when whoever
+    started the server set the variable (no tool parameter reaches it), from that environment's path.
+    """
+    module, _, function = job.partition(":")
+    if not module or not function:
+        raise ValueError(f"{TEST_JOB_ENV} must name module:function, not {job!r}")
+    return getattr(importlib.import_module(module), function)(request)
+
+
 def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[str, Any]:
     """One request line in, one reply message out; no exception escapes."""
     from synapse_server.navigation.request import NavigateRequest
@@ -307,9 +320,7 @@ def handle(line: bytes, root: Path, warm: Warm | None, job: str | None) -> dict[
         if message.get("host") is not None:
             return _host_step(root, request, message["host"], warm)
         if job is not None:
-            from synapse_server.isolation.faults import run_job
-
-            result = run_job(job, request)
+            result = run_test_job(job, request)
         elif warm is None or warm.turn is None:
             return {
                 "type": "failure",

@@ -23,7 +23,6 @@ from synapse_server.models.errors import (
     ModelTimeout,
     ModelTransportError,
 )
-from synapse_server.models.fake import FakeModel
 from synapse_server.models.spec import (
     PROVIDERS,
     ModelSpec,
@@ -38,7 +37,6 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "PROVIDERS",
     "Completion",
-    "FakeModel",
     "Model",
     "ModelBadResponse",
     "ModelCommandFailed",

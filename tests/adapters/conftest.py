@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from store_builders import Repo, build_repo
+
+from tests.support.store_builders import Repo, build_repo
 
 
 @pytest.fixture

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store_builders import Repo, commit, git, init_repo, write
-
 from adapters import CodeAdapter, Edge, Node, Tether, TetherKind
+from tests.support.store_builders import Repo, commit, git, init_repo, write
 
 
 def _by_address(nodes: tuple[Node, ...]) -> dict[str, Node]:

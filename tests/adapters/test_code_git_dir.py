@@ -6,11 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
-from store_builders import commit, git, init_repo, write
 
 from adapters import CodeAdapter
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.lint import lint_workspace
+from tests.support.store_builders import commit, git, init_repo, write
 
 SECRET = "SECRET-OUTSIDE-7c1e"
 

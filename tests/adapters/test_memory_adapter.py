@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from store_builders import front_matter, write, write_bytes
-
 from adapters import Edge, MemoryAdapter, Node, Tether, TetherKind
+from tests.support.store_builders import front_matter, write, write_bytes
 
 DECISION = """
 id: deci-e17103e8

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from store_builders import Repo, sha256_text, write
-
 from adapters import Tether, TetherKind
 from adapters.resolvers import (
     CitationResolver,
@@ -18,6 +16,7 @@ from adapters.resolvers import (
     SourceRecord,
     resolve,
 )
+from tests.support.store_builders import Repo, sha256_text, write
 
 
 def _pin(path: str, ref: str) -> Tether:

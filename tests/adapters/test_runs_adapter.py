@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store_builders import sha256_text, write
-
 from adapters import Node, RunsAdapter, Tether, TetherKind
+from tests.support.store_builders import sha256_text, write
 
 PRICES = "date,close\n2026-06-01,100\n"
 EQUITY = "date,equity\n2026-06-01,1.0\n"

@@ -6,13 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
-from store_builders import front_matter, write
 
 from adapters import MemoryAdapter, RunsAdapter, ZettelkastenAdapter
 from adapters.frontmatter import StoreFileError, parse_yaml_record, read_text
 from adapters.memory import MAX_BODY_BYTES
 from adapters.paths import NotRegularFile, read_regular_bytes
 from adapters.resolvers.content_hash import sha256_file
+from tests.support.store_builders import front_matter, write
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from store_builders import Repo, front_matter, sha256_text, write
-
 from adapters import CodeAdapter, MemoryAdapter, Node, RunsAdapter, ZettelkastenAdapter
 from adapters.resolvers import workspace_resolvers
+from tests.support.store_builders import Repo, front_matter, sha256_text, write
 
 
 def _load_all(repo: Repo) -> list[Node]:

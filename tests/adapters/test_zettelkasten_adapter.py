@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from store_builders import front_matter, sha256_text, write
-
 from adapters import Edge, Node, Tether, TetherKind, ZettelkastenAdapter, load_debate
+from tests.support.store_builders import front_matter, sha256_text, write
 
 CLAIM = """
 id: 20260706-1832-claim

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import shlex
 import sys
-from pathlib import Path
 
 import pytest
 
 from dev.synapse_bench import live
 from dev.synapse_bench.canonical.cases import Corpus
 from dev.synapse_bench.canonical.workspaces import Workbench
+from tests.support import SUPPORT
 
-BRIDGE = Path(__file__).with_name("extractive_bridge.py")
+BRIDGE = SUPPORT / "extractive_bridge.py"
 
 
 def test_live_harness_without_a_model_says_so_and_exits_zero(

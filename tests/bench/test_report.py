@@ -168,5 +168,7 @@ def test_the_start_target_is_the_median_of_the_sampled_starts_with_their_spread(
     server = {"start_to_first_search_s": 1.22, "starts": 5, "start_to_first_search_min_s": 1.17,
               "start_to_first_search_max_s": 1.46, "navigate_next_median_s": 0.14}  # fmt: skip
     text = markdown(figures(server=server))
-    assert "| server start -> first search answered, demo | ≤ 1.5 s | 1.22 s (median of 5 starts, 1.17–1.46 s) |" in text
+    assert (
+        "| server start -> first search answered, demo | ≤ 1.5 s | 1.22 s (median of 5 starts, 1.17–1.46 s) |" in text
+    )
     assert "| start -> first search answered, slowest start (s) | 1.460 |" in text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,14 +15,10 @@ from starlette.testclient import TestClient
 from adapters.index import Embedder
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.dashboard import DashboardConfig, build_app
-from synapse_server.dashboard.security import form_token
 from synapse_server.mcp.dispatch import Dispatcher
 from synapse_server.workspace.init import make_demo
+from tests.support.dashboard import BASE, TOKEN
 
-TOKEN = "test-token-for-this-run"
-FORM_TOKEN = form_token(TOKEN)
-"""What the pages' forms carry back: every POST needs it."""
-BASE = "http://127.0.0.1"
 Client = Callable[..., Any]
 
 
@@ -66,13 +61,3 @@ def open_dashboard(embedder: Embedder) -> Callable[..., Any]:
             yield client
 
     return opened
-
-
-def snapshot(root: Path) -> dict[str, str]:
-    """A digest of every file outside the cache folder: the source stores, the config, the overlay, the code."""
-    digests: dict[str, str] = {}
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if path.is_file() and relative.parts[0] not in {".angelo"}:
-            digests[str(relative)] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return digests

@@ -16,10 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from live import live_dashboard
-from test_browser import ANSWERED, CHROMIUM, CHROMIUM_FLAGS, WAIT_MS
 
-STEPPED = Path(__file__).with_name("stepped_model.py")
+from tests.dashboard.test_browser import ANSWERED, CHROMIUM, CHROMIUM_FLAGS, WAIT_MS
+from tests.support import SUPPORT
+from tests.support.live_dashboard import live_dashboard
+
+STEPPED = SUPPORT / "stepped_model.py"
 PROSE = "Sharpe fell to 1.1 once costs rose to 8 bps."
 
 pytestmark = pytest.mark.skipif(

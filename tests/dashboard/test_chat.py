@@ -6,10 +6,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import FORM_TOKEN, snapshot
-
 from synapse_server.dashboard.chat import parse_call
 from synapse_server.demo import load_questions
+from tests.support.dashboard import FORM_TOKEN, snapshot
 
 CASES = {case["id"]: case for case in load_questions()["questions"]}
 ANSWERED = CASES["sharpe-after-cost-increase"]

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from live import Session, live_dashboard
+from tests.support.live_dashboard import Session, live_dashboard
 
 FLOOD = 300
 NOFILE = 256

@@ -16,9 +16,10 @@ from html import unescape
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from live import Session, live_dashboard
+from tests.support import SUPPORT
+from tests.support.live_dashboard import Session, live_dashboard
 
-COUNTING = Path(__file__).with_name("counting_model.py")
+COUNTING = SUPPORT / "counting_model.py"
 CELL_LINK = re.compile(r'href="(/matrix/cell\?[^"]+)"')
 
 

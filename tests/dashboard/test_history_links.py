@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FORM_TOKEN, snapshot
 
 from adapters.cache_files import CacheLinkRefused
 from synapse_server.dashboard.history import History
 from synapse_server.demo import load_questions
 from synapse_server.navigation.surfaces import ModelInfo, NavigateResult, failure_result
+from tests.support.dashboard import FORM_TOKEN, snapshot
 
 QUESTION = next(c for c in load_questions()["questions"] if c["id"] == "sharpe-after-cost-increase")["question"]
 RESULT: NavigateResult = failure_result("budget", "a recorded turn", ModelInfo(provider="extractive", id="test"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from live import Session, live_dashboard
+from tests.support.live_dashboard import Session, live_dashboard
 
 RLO = "\u202e"
 NOTE_ID = "20260501-0900-invoice"

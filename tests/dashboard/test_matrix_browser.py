@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import test_browser as browser_tests
+
+from tests.dashboard import test_browser as browser_tests
 
 dashboard_url = browser_tests.dashboard_url
 shots = browser_tests.shots

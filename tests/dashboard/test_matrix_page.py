@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from conftest import FORM_TOKEN
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.mcp.dispatch import Dispatcher
+from tests.support.dashboard import FORM_TOKEN
 
 CELL = re.compile(r'<td class="rel rel-([a-z-]+)"><a href="(/matrix/cell\?[^"]+)" title="([^"]*)">')
 

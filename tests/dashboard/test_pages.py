@@ -10,7 +10,6 @@ from typing import Any
 from urllib.parse import quote
 
 import anyio
-from conftest import FORM_TOKEN, TOKEN, snapshot
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.dashboard.history import History
@@ -18,6 +17,7 @@ from synapse_server.dashboard.security import CSP
 from synapse_server.demo import load_questions
 from synapse_server.mcp.dispatch import Dispatcher
 from synapse_server.navigation.surfaces import NavigateResult
+from tests.support.dashboard import FORM_TOKEN, TOKEN, snapshot
 
 CASES = {case["id"]: case for case in load_questions()["questions"]}
 ANSWERED = CASES["sharpe-after-cost-increase"]

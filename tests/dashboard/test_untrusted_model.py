@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from live import Session, live_dashboard
+from tests.support.live_dashboard import Session, live_dashboard
 
 
 def test_an_untrusted_model_in_the_config_leaves_the_pages_up_and_refuses_only_the_model_calls(

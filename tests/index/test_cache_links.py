@@ -12,7 +12,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from index_corpus import DOCS, HashEncoder
 
 from adapters.cache_files import CacheLinkRefused
 from adapters.index import Embedder, HybridIndex
@@ -20,6 +19,7 @@ from adapters.index.store import Store
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.mcp.dispatch import Dispatcher
 from synapse_server.workspace.init import make_demo
+from tests.support.index_corpus import DOCS, HashEncoder
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 DATABASE = "index-default.sqlite3"

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from index_corpus import DOCS
 
 from adapters.index import Embedder, HybridIndex, TextEncoder
+from tests.support.index_corpus import DOCS
 
 QUERIES = ["momentum crashes", "transaction costs and net returns", "how do we size positions", "vendor"]
 

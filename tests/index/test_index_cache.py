@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from index_corpus import DOCS, CountingEncoder, HashEncoder, by_address, generated_docs
 
 from adapters.index import Embedder, HybridIndex, IndexDoc, TextEncoder
 from adapters.index.store import Store
+from tests.support.index_corpus import DOCS, CountingEncoder, HashEncoder, by_address, generated_docs
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -242,7 +242,7 @@ logging.basicConfig(level=logging.WARNING)
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from adapters.index import HybridIndex
-from index_corpus import HashEncoder, generated_docs
+from tests.support.index_corpus import HashEncoder, generated_docs
 index = HybridIndex.open(Path(sys.argv[2]), HashEncoder())
 print("ready", flush=True)
 sys.stdin.readline()

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from index_corpus import CountingEncoder
 
 from adapters.index import Embedder
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import Stores, index_settings
+from tests.support.index_corpus import CountingEncoder
 
 REPO = Path(__file__).resolve().parents[2]
 QUERY = "why did net returns drop after costs rose"

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from index_corpus import DOCS, CountingEncoder, WideHashEncoder, generated_docs
 
 from adapters.index import Embedder, HybridIndex, IndexDoc, TextEncoder
 from adapters.index.pg_errors import IndexUnavailable
 from adapters.index.settings import IndexSettings
+from tests.support.index_corpus import DOCS, CountingEncoder, WideHashEncoder, generated_docs
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -152,7 +152,7 @@ sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from adapters.index import HybridIndex
 from adapters.index.settings import IndexSettings
-from index_corpus import WideHashEncoder, generated_docs
+from tests.support.index_corpus import WideHashEncoder, generated_docs
 settings = IndexSettings("postgres", sys.argv[2], sys.argv[3])
 index = HybridIndex.open(Path(sys.argv[4]), WideHashEncoder(), settings=settings, embed_chunk=250)
 print("ready", flush=True)

@@ -10,10 +10,10 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
-from index_corpus import DOCS, CountingEncoder
 
 from adapters.index import Embedder, HybridIndex, TextEncoder
 from adapters.index.settings import IndexSettings
+from tests.support.index_corpus import DOCS, CountingEncoder
 
 Opener = Callable[[TextEncoder], HybridIndex]
 REMOVED = "zk:research:20260702-1100-finding"

@@ -9,10 +9,10 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from index_corpus import DOCS, KEYWORD_ONLY, LABELLED, MEANING_ONLY
 
 from adapters.index import Embedder, HybridIndex
 from adapters.index.settings import IndexSettings
+from tests.support.index_corpus import DOCS, KEYWORD_ONLY, LABELLED, MEANING_ONLY
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

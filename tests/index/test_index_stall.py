@@ -22,7 +22,6 @@ from typing import IO, Any
 
 import anyio
 import pytest
-from index_corpus import WideHashEncoder, generated_docs
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
@@ -31,6 +30,8 @@ from adapters.index.pg_errors import IndexUnavailable
 from adapters.index.pg_store import PgStore
 from adapters.index.settings import IndexSettings
 from synapse_server.workspace.init import make_demo
+from tests.support.index_corpus import WideHashEncoder, generated_docs
+from tests.support.procs import children
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 TIMEOUT_S = 4
@@ -52,7 +53,7 @@ class Stoppable:
         postmaster = self._postmaster()
         os.kill(postmaster, signal.SIGSTOP)
         self.stopped.append(postmaster)
-        for pid in _children(postmaster):
+        for pid in children(postmaster):
             os.kill(pid, signal.SIGSTOP)
             self.stopped.append(pid)
 
@@ -60,20 +61,6 @@ class Stoppable:
         while self.stopped:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.stopped.pop(), signal.SIGCONT)
-
-
-def _children(parent: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text(encoding="utf-8")
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
-            found.append(int(entry.name))
-    return found
 
 
 @pytest.fixture(scope="module")

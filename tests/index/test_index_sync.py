@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from index_corpus import HashEncoder, generated_docs
 
 from adapters.index import HybridIndex
+from tests.support.index_corpus import HashEncoder, generated_docs
 
 
 class SignallingEncoder(HashEncoder):

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from index_corpus import HashEncoder
-
 from adapters.index import HybridIndex, IndexDoc
 from adapters.memory import MemoryAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
 from dev.synapse_bench.synthetic import generate, parse_size, sample_queries
+from tests.support.index_corpus import HashEncoder
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -16,7 +16,6 @@ from typing import IO, Any
 
 import anyio
 import pytest
-from index_corpus import WideHashEncoder, generated_docs
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
@@ -26,6 +25,7 @@ from synapse_server.models.spec import TRUST_ENV
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import index_settings, open_workspace_index
+from tests.support.index_corpus import WideHashEncoder, generated_docs
 
 pytestmark = pytest.mark.anyio
 

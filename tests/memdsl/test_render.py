@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from render_strategies import PROTOCOL_LOOKING, mutated, renders
 
 from memdsl._body import TEXT_CODEC, codec_for
 from memdsl.address import Address, parse_address
@@ -23,6 +22,7 @@ from memdsl.render import (
     parse_render,
     serialize_render,
 )
+from tests.support.render_strategies import PROTOCOL_LOOKING, mutated, renders
 
 HERE = Path(__file__).parent
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

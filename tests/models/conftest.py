@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from loopback_http import LoopbackAPI, serve_loopback_api
+
+from tests.support.loopback_http import LoopbackAPI, serve_loopback_api
 
 
 @pytest.fixture

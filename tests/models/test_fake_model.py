@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_server.models import Completion, FakeModel, ModelError, ModelExhausted, ModelIdentity, Prompt, Usage
+from synapse_server.models import Completion, ModelError, ModelExhausted, ModelIdentity, Prompt, Usage
+from tests.support.fake_model import FakeModel
 
 
 def test_fake_model_answers_enqueued_replies_in_order_and_records_each_prompt() -> None:

@@ -9,7 +9,6 @@ from email.utils import formatdate
 from typing import Any
 
 import pytest
-from loopback_http import LoopbackAPI, Reply
 
 from synapse_server.models import (
     Completion,
@@ -26,6 +25,7 @@ from synapse_server.models import (
 from synapse_server.models.anthropic_api import AnthropicModel
 from synapse_server.models.openai_compat import OpenAIModel
 from synapse_server.models.transport import HttpTransport
+from tests.support.loopback_http import LoopbackAPI, Reply
 
 KEY = "sk-test-DO-NOT-LEAK-4242"
 WALL = 1_800_000_000.0

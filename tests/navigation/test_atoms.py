@@ -105,7 +105,8 @@ def test_conjunctions_that_do_not_join_independent_clauses_do_not_split(body: st
         ),
         pytest.param("2 * 3 is six in snake_case.", ["2 * 3 is six in snake_case."], id="literal-marks"),
         pytest.param("Costs rose.\n\n---\n\nSharpe fell.", ["Costs rose.", "Sharpe fell."], id="horizontal-rule"),
-        pytest.param("Text[^1] here.", ["Text here."], id="footnote-marker"),
+        pytest.param("Text[^1] here.\n\n[^1]: A note.", ["Text here.", "A note."], id="footnote-marker"),
+        pytest.param("Match [^a] once.", ["Match [^a] once."], id="undefined-footnote-is-text"),
         pytest.param("```\nx = 1\n```\nCosts rose.", ["Costs rose."], id="fenced-code-is-not-prose"),
     ],
 )

@@ -78,7 +78,9 @@ def test_restated_unit_finds_the_whole_sentence_among_restatement_targets() -> N
             id="reversed-order",
         ),
         pytest.param("Costs rose to 5%.", "Costs rose to 5 bps.", "unit", ("5%",), id="unit-swap-bps-for-percent"),
-        pytest.param("Costs rose to 2.5%.", "Costs rose to 250 bps.", "unit", ("2.5%",), id="percent-and-bps-differ-as-figures"),
+        pytest.param(
+            "Costs rose to 2.5%.", "Costs rose to 250 bps.", "unit", ("2.5%",), id="percent-and-bps-differ-as-figures"
+        ),
         pytest.param("Orders totalled 1200.", "Orders totalled 1,200.", None, (), id="thousands-separator-equal"),
         pytest.param(
             "Orders totalled 12,00.", "Orders totalled 1,200.", "changed-number", ("12", "00"), id="misplaced-separator"

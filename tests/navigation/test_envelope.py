@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from engine_builders import cited, node, substrate, view_of
 
 from adapters.base import Tether, TetherKind
 from memdsl import Affordance, parse_render, serialize_render
 from synapse_server.navigation.envelope import ELIDED_DETAIL, render_envelope
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 from synapse_server.navigation.substrate import Substrate
+from tests.support.engine_builders import cited, node, substrate, view_of
 
 LONG = "Transaction costs increased from 5 bps to 8 bps. " * 4
 COST, PIN, STALE, NOTE = "mem:tree:cost", "mem:tree:pin", "mem:tree:stale", "zk:research:note"

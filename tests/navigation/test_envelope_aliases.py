@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine_builders import answer, decide, node, substrate, view_of
-
 from memdsl import parse_render, serialize_render
 from synapse_server.navigation.envelope import alias_text, render_envelope
 from synapse_server.navigation.substrate import Substrate
+from tests.support.engine_builders import answer, decide, node, substrate, view_of
 
 SOURCE = "Costs model.\n\nTransaction costs increased from 5 bps to 8 bps.\n"
 FILE, MODULE, OTHER = "repo:demo:models/costs.py", "repo:demo:models.costs", "mem:tree:cost"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from engine_builders import budgets, node, substrate, view_of, world
-
 from memdsl import Abstention, Answer, parse_output, serialize_render
 from synapse_server.navigation.envelope import render_envelope
 from synapse_server.navigation.extractive import ExtractiveModel
 from synapse_server.navigation.loop import run_loop
 from synapse_server.navigation.prompt import build_prompt
 from synapse_server.navigation.view import View
+from tests.support.engine_builders import budgets, node, substrate, view_of, world
 
 COSTS = "Transaction costs increased from 5 bps to 8 bps. The cost model was re-estimated in May."
 SHARPE = "Sharpe decreased from 1.4 to 1.1 after costs rose to 8 bps."

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from engine_builders import node, world
-
 from memdsl import Abstention, Answer, parse_output, serialize_render
 from synapse_server.navigation.envelope import render_envelope
 from synapse_server.navigation.extractive import ExtractiveModel
 from synapse_server.navigation.prompt import build_prompt
 from synapse_server.navigation.view import View
+from tests.support.engine_builders import node, world
 
 DATES = """# 6. Write record dates in ISO 8601
 

@@ -8,9 +8,9 @@ replay corpus are exercised here at the unit level.
 from __future__ import annotations
 
 import pytest
-from engine_builders import answer, decide, node, world
 
 from synapse_server.navigation.view import View
+from tests.support.engine_builders import answer, decide, node, world
 
 README = "repo:momentum:README.md"  # n1 grounded
 VOL = "mem:tree:vol"  # n2 grounded, negated sentences
@@ -146,12 +146,22 @@ def test_a_conjunction_of_premises_in_another_order_is_still_a_join(view: View) 
             id="bps",
         ),
         pytest.param(
-            "n4", "21 - 14", "Volatility scaling reduced the maximum drawdown by 7 points.", "measured", id="points-alone"
+            "n4",
+            "21 - 14",
+            "Volatility scaling reduced the maximum drawdown by 7 points.",
+            "measured",
+            id="points-alone",
         ),
         pytest.param(
             "n5", "(8 - 5) / 5 * 100", "Transaction costs increased by 60% from 5 bps to 8 bps.", "grounded", id="pct"
         ),
-        pytest.param("n6", "1.4 / 1.1", "Sharpe increased from 1.1 to 1.4 after the signal fix, a ratio of 1.27x.", "measured", id="ratio"),
+        pytest.param(
+            "n6",
+            "1.4 / 1.1",
+            "Sharpe increased from 1.1 to 1.4 after the signal fix, a ratio of 1.27x.",
+            "measured",
+            id="ratio",
+        ),
     ],
 )
 def test_a_correct_calculation_over_one_cited_clause_answers(
@@ -165,22 +175,42 @@ def test_a_correct_calculation_over_one_cited_clause_answers(
     ("ref", "derive", "text", "rule"),
     [
         pytest.param(
-            "n4", "21 - 14", "Volatility scaling reduced the maximum drawdown by 8 percentage points.", "rounding", id="off-by-one"
+            "n4",
+            "21 - 14",
+            "Volatility scaling reduced the maximum drawdown by 8 percentage points.",
+            "rounding",
+            id="off-by-one",
         ),
         pytest.param(
-            "n4", "14 - 21", "Volatility scaling reduced the maximum drawdown by 7 percentage points.", "derive", id="sign"
+            "n4",
+            "14 - 21",
+            "Volatility scaling reduced the maximum drawdown by 7 percentage points.",
+            "derive",
+            id="sign",
         ),
         pytest.param(
             "n4", "21 - 14", "Volatility scaling reduced the maximum drawdown by 7%.", "rounding", id="pp-as-percent"
         ),
         pytest.param(
-            "n4", "21 - 14", "Volatility scaling raised the maximum drawdown by 7 percentage points.", "calc-direction", id="direction"
+            "n4",
+            "21 - 14",
+            "Volatility scaling raised the maximum drawdown by 7 percentage points.",
+            "calc-direction",
+            id="direction",
         ),
         pytest.param(
-            "n4", "22 - 14", "Volatility scaling reduced the maximum drawdown by 8 percentage points.", "operand", id="foreign-operand"
+            "n4",
+            "22 - 14",
+            "Volatility scaling reduced the maximum drawdown by 8 percentage points.",
+            "operand",
+            id="foreign-operand",
         ),
         pytest.param(
-            "n6", "1.4 / 1.1", "Sharpe increased from 1.1 to 1.4 after the signal fix, a ratio of 1.28x.", "rounding", id="rounding"
+            "n6",
+            "1.4 / 1.1",
+            "Sharpe increased from 1.1 to 1.4 after the signal fix, a ratio of 1.28x.",
+            "rounding",
+            id="rounding",
         ),
         pytest.param(
             "n4",

@@ -4,9 +4,9 @@ its rule, and each honest twin answers at the status an honest reading gives."""
 from __future__ import annotations
 
 import pytest
-from engine_builders import answer, decide, node, world
 
 from synapse_server.navigation.view import View
+from tests.support.engine_builders import answer, decide, node, world
 
 HUNTER = "mem:tree:hunter"  # n1
 BEIGE = "mem:tree:beige"  # n2
@@ -57,7 +57,11 @@ def view() -> View:
             "account; (3) the customer has a valid ID.",
             title="Run-on requirements",
         ),
-        node(TIERS, "| Tier | Fee | Minimum |\n|---|---|---|\n| Gold | $25 | $5 |\n| Silver | $10 | $0 |\n", title="Tiers"),
+        node(
+            TIERS,
+            "| Tier | Fee | Minimum |\n|---|---|---|\n| Gold | $25 | $5 |\n| Silver | $10 | $0 |\n",
+            title="Tiers",
+        ),
         node(STUDENTS, "This fee is waived for students.", title="Student waiver"),
     )
 
@@ -71,26 +75,64 @@ def calculate(ref: str, derive: str, text: str) -> str:
 
 
 HOSTILE = [
-    pytest.param(restate("n6", "Sharpe increased from 1.4 to 1.1 after costs rose to 8 bps."), "direction", id="flipped-direction-matching-the-other-direction-word"),
+    pytest.param(
+        restate("n6", "Sharpe increased from 1.4 to 1.1 after costs rose to 8 bps."),
+        "direction",
+        id="flipped-direction-matching-the-other-direction-word",
+    ),
     pytest.param(restate("n5", "Withdrawals of more than $500 a day are free."), "bound", id="more-than-for-up-to"),
     pytest.param(restate("n5", "Certified advisers may not sell the fund."), "negation", id="non-dropped"),
     pytest.param(restate("n5", "Transfers are free."), "condition", id="cap-dropped"),
-    pytest.param(restate("n5", "Transfers are free during the monthly cap of 10 transfers."), "condition", id="temporal-shift"),
+    pytest.param(
+        restate("n5", "Transfers are free during the monthly cap of 10 transfers."), "condition", id="temporal-shift"
+    ),
     pytest.param(restate("n4", "Savings accounts are eligible."), "frame-polarity", id="negated-heading-lost"),
     pytest.param(restate("n2", "For the non-Beige account, the monthly fee is $5."), "negation", id="frame-with-a-non"),
-    pytest.param(restate("n2", "For the Hunter Beige account, the monthly fee is $5."), "words", id="frame-with-another-name"),
+    pytest.param(
+        restate("n2", "For the Hunter Beige account, the monthly fee is $5."), "words", id="frame-with-another-name"
+    ),
     pytest.param(restate("n9", "The Gold tier minimum is $25."), "words", id="table-label-swap"),
     pytest.param(restate("n1", "Earns 1.0% APY on some balances."), "quantifier", id="quantifier-changed"),
-    pytest.param(restate("n4", "Checking accounts are not eligible."), "negation", id="negation-under-a-positive-heading"),
-    pytest.param(restate("n2", "For the Beige account, the monthly fee is $5 for students."), "words", id="frame-plus-new-scope"),
-    pytest.param(calculate("n6", "(80 - 60) / 60 * 100", "The price was discounted from $80 to $60, a reduction of 33%."), "rounding", id="percent-base-is-the-new-value"),
-    pytest.param(calculate("n6", "60 / 80 * 100", "The price was discounted from $80 to $60, a reduction of 75%."), "rounding", id="ratio-as-a-reduction"),
-    pytest.param(calculate("n6", "(80 - 60) / 80 * 100", "The price was discounted from $80 to $60, an increase of 25%."), "calc-direction", id="discount-reported-as-increase"),
-    pytest.param(calculate("n6", "5 + 8", "The fee rose from $5 to $8, a total of $13."), "parts", id="old-plus-new-as-a-total"),
-    pytest.param(calculate("n6", "3 * 100", "Commission is 3 bps per side, a total of 300 bps."), "constant", id="free-times-100"),
-    pytest.param(calculate("n6", "1.4 - 1.1", "Sharpe fell from 1.4 to 1.1 after costs rose to 8 bps, a drop of 0."), "zero", id="non-zero-change-rounded-to-zero"),
-    pytest.param(calculate("n6", "8 - 5", "The fee rose from $5 to $8, an increase of $3k."), "rounding", id="magnitude-suffix-on-derived-figure"),
-    pytest.param(calculate("n6", "8 / 5", "The fee rose from $5 to $8, 0.625 times."), "rounding", id="ratio-the-wrong-way-round"),
+    pytest.param(
+        restate("n4", "Checking accounts are not eligible."), "negation", id="negation-under-a-positive-heading"
+    ),
+    pytest.param(
+        restate("n2", "For the Beige account, the monthly fee is $5 for students."), "words", id="frame-plus-new-scope"
+    ),
+    pytest.param(
+        calculate("n6", "(80 - 60) / 60 * 100", "The price was discounted from $80 to $60, a reduction of 33%."),
+        "rounding",
+        id="percent-base-is-the-new-value",
+    ),
+    pytest.param(
+        calculate("n6", "60 / 80 * 100", "The price was discounted from $80 to $60, a reduction of 75%."),
+        "rounding",
+        id="ratio-as-a-reduction",
+    ),
+    pytest.param(
+        calculate("n6", "(80 - 60) / 80 * 100", "The price was discounted from $80 to $60, an increase of 25%."),
+        "calc-direction",
+        id="discount-reported-as-increase",
+    ),
+    pytest.param(
+        calculate("n6", "5 + 8", "The fee rose from $5 to $8, a total of $13."), "parts", id="old-plus-new-as-a-total"
+    ),
+    pytest.param(
+        calculate("n6", "3 * 100", "Commission is 3 bps per side, a total of 300 bps."), "constant", id="free-times-100"
+    ),
+    pytest.param(
+        calculate("n6", "1.4 - 1.1", "Sharpe fell from 1.4 to 1.1 after costs rose to 8 bps, a drop of 0."),
+        "zero",
+        id="non-zero-change-rounded-to-zero",
+    ),
+    pytest.param(
+        calculate("n6", "8 - 5", "The fee rose from $5 to $8, an increase of $3k."),
+        "rounding",
+        id="magnitude-suffix-on-derived-figure",
+    ),
+    pytest.param(
+        calculate("n6", "8 / 5", "The fee rose from $5 to $8, 0.625 times."), "rounding", id="ratio-the-wrong-way-round"
+    ),
 ]
 
 
@@ -102,17 +144,37 @@ def test_a_misreading_of_its_clause_abstains_with_its_rule(view: View, text: str
 
 
 HONEST = [
-    pytest.param(restate("n1", "The Hunter Green account earns 1.0% APY on all balances."), "grounded", id="entity-named-only-in-the-title"),
-    pytest.param(restate("n3", "A customer must be at least 18 years old to open a personal checking account."), "inferred", id="list-lead-in-is-context"),
+    pytest.param(
+        restate("n1", "The Hunter Green account earns 1.0% APY on all balances."),
+        "grounded",
+        id="entity-named-only-in-the-title",
+    ),
+    pytest.param(
+        restate("n3", "A customer must be at least 18 years old to open a personal checking account."),
+        "inferred",
+        id="list-lead-in-is-context",
+    ),
     pytest.param(restate("n8", "The customer has a valid ID."), "grounded", id="item-after-a-must-not-item"),
     pytest.param(restate("n4", "Savings accounts are not eligible."), "grounded", id="negated-heading-kept"),
-    pytest.param(restate("n7", "Dates use `yyyy-mm-dd` in every export."), "grounded", id="inline-code-copied-verbatim"),
+    pytest.param(
+        restate("n7", "Dates use `yyyy-mm-dd` in every export."), "grounded", id="inline-code-copied-verbatim"
+    ),
     pytest.param(restate("n5", "The grace period is two weeks."), "inferred", id="two-weeks-for-14-days"),
     pytest.param(restate("n5", "The fee is 250 bps of the balance."), "inferred", id="bps-for-percent"),
     pytest.param(restate("n9", "The Gold tier fee is $25."), "grounded", id="table-cell-with-its-headers"),
-    pytest.param(calculate("n6", "(80 - 60) / 80 * 100", "The price was discounted from $80 to $60, a reduction of 25%."), "grounded", id="percent-reduction-on-the-old-value"),
-    pytest.param(calculate("n6", "1.4 - 1.1", "Sharpe fell from 1.4 to 1.1 after costs rose to 8 bps, a drop of 0.3."), "grounded", id="absolute-drop"),
-    pytest.param(calculate("n6", "8 / 5", "The fee rose from $5 to $8, 1.6 times."), "grounded", id="ratio-new-over-old"),
+    pytest.param(
+        calculate("n6", "(80 - 60) / 80 * 100", "The price was discounted from $80 to $60, a reduction of 25%."),
+        "grounded",
+        id="percent-reduction-on-the-old-value",
+    ),
+    pytest.param(
+        calculate("n6", "1.4 - 1.1", "Sharpe fell from 1.4 to 1.1 after costs rose to 8 bps, a drop of 0.3."),
+        "grounded",
+        id="absolute-drop",
+    ),
+    pytest.param(
+        calculate("n6", "8 / 5", "The fee rose from $5 to $8, 1.6 times."), "grounded", id="ratio-new-over-old"
+    ),
 ]
 
 

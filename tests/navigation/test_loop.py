@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from engine_builders import answer, artifact, budgets, node, substrate, view_of
 
-from synapse_server.models.fake import FakeModel, counted
 from synapse_server.navigation.loop import IN_LOOP_HOPS, LoopOutcome, estimate_tokens, run_loop
 from synapse_server.navigation.prompt import sections
 from synapse_server.navigation.substrate import Substrate
 from synapse_server.navigation.surfaces import ModelInfo
 from synapse_server.navigation.turn import project
+from tests.support.engine_builders import answer, artifact, budgets, node, substrate, view_of
+from tests.support.fake_model import FakeModel, counted
 
 COST = "mem:tree:cost"  # n1, seeded
 SHARPE = "mem:tree:sharpe"  # n2 once expanded from n1

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from engine_builders import answer, budgets, cited, decide, node, substrate, view_of, world
 
 from memdsl import parse_output
-from synapse_server.models.fake import FakeModel
 from synapse_server.navigation.claims import Decision
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 from synapse_server.navigation.loop import LoopOutcome, run_loop
@@ -23,6 +21,8 @@ from synapse_server.navigation.substrate import Substrate
 from synapse_server.navigation.surfaces import ModelInfo, Telemetry
 from synapse_server.navigation.turn import project
 from synapse_server.navigation.view import View
+from tests.support.engine_builders import answer, budgets, cited, decide, node, substrate, view_of, world
+from tests.support.fake_model import FakeModel
 
 COST = "mem:tree:cost"
 SHARPE = "mem:tree:sharpe"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from engine_builders import node, world
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,6 +22,7 @@ from synapse_server.navigation.prompt import (
     template_text,
 )
 from synapse_server.navigation.router import model_abstention, route
+from tests.support.engine_builders import node, world
 
 ENVELOPE = "@memdsl/1\nnode n1 mem:tree:cost decision grounded\nbody\n| Costs rose to 8 bps.\n"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engine_builders import answer, decide, node, world
 
 from synapse_server.licensing.docs import rules_markdown
 from synapse_server.licensing.rules import REGISTRY, Example, Rule, RuleId
+from tests.support.engine_builders import answer, decide, node, world
 
 GROUNDING = Path(__file__).resolve().parents[2] / "docs" / "grounding.md"
 

@@ -15,13 +15,13 @@ from synapse_server.errors import InvalidInput
 from synapse_server.isolation.turn import navigate_turn
 from synapse_server.language.atoms import atomic_units, restatement_targets
 from synapse_server.models.base import Model
-from synapse_server.models.fake import FakeModel
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import NavigateResult
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import SourceFailure, Stores
+from tests.support.fake_model import FakeModel
 
 pytestmark = pytest.mark.both_backends
 

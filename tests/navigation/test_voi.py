@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from engine_builders import answer, budgets, node, substrate, view_of
 from hypothesis import given
 from hypothesis import strategies as st
 
-from synapse_server.models.fake import FakeModel
 from synapse_server.navigation.loop import run_loop
 from synapse_server.navigation.substrate import Substrate
 from synapse_server.navigation.voi import MAX_HANDLES, POLICIES, candidates, minimal, resolvability, resolvability_cost
+from tests.support.engine_builders import answer, budgets, node, substrate, view_of
+from tests.support.fake_model import FakeModel
 
 unit = st.floats(min_value=-2.0, max_value=3.0, allow_nan=False)
 cost = st.floats(min_value=-10.0, max_value=200_000.0, allow_nan=False)

@@ -12,7 +12,6 @@ from adapters.index import Embedder
 from adapters.resolvers import Resolvers
 from synapse_server.cli import main as cli
 from synapse_server.demo import build_demo
-from synapse_server.models import FakeModel
 from synapse_server.overlay.briefs import (
     CellMaterial,
     QuoteRef,
@@ -30,6 +29,7 @@ from synapse_server.overlay.store import read_overlay, write_overlay
 from synapse_server.overlay.verifier import quoted_spans
 from synapse_server.workspace.config import Workspace, load_workspace
 from synapse_server.workspace.stores import Stores
+from tests.support.fake_model import FakeModel
 
 pytestmark = pytest.mark.both_backends
 

@@ -50,7 +50,11 @@ def test_a_command_model_from_the_workspace_config_is_refused_by_the_cli_build(w
     marker = tmp_path / "pwned"
     _hostile_model(workspace, marker)
     done = subprocess.run(
-        [str(SYNAPSE), "build", "--root", str(workspace), "--json"], capture_output=True, text=True, timeout=120, check=False
+        [str(SYNAPSE), "build", "--root", str(workspace), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 2, done.stderr
     error = json.loads(done.stderr.strip().splitlines()[-1])["error"]

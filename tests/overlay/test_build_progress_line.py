@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from synapse_server.workspace.init import make_demo
-from tests.pseudo_terminal import run_in_terminal
+from tests.support.pseudo_terminal import run_in_terminal
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 _CLEAR_TO_END = "\x1b[K"

@@ -10,7 +10,6 @@ from adapters.resolvers import Resolvers
 from synapse_server.cli import main as cli
 from synapse_server.demo import build_demo
 from synapse_server.errors import InvalidInput
-from synapse_server.models import FakeModel
 from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.frame import (
     FrameHit,
@@ -24,6 +23,7 @@ from synapse_server.overlay.frame import (
 from synapse_server.overlay.lens import params_from
 from synapse_server.workspace.config import Workspace, load_workspace
 from synapse_server.workspace.stores import Stores
+from tests.support.fake_model import FakeModel
 
 pytestmark = pytest.mark.both_backends
 

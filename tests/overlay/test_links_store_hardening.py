@@ -8,12 +8,12 @@ import stat
 from pathlib import Path
 
 import pytest
-from test_store import _signed
 
 from synapse_server.errors import PathOutsideWorkspace
 from synapse_server.overlay.store import write_overlay
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
+from tests.overlay.test_store import _signed
 
 
 @pytest.fixture(scope="module")

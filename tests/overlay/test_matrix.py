@@ -10,7 +10,7 @@ from adapters.base import Node
 from adapters.index import Embedder
 from synapse_server.cli import main as cli
 from synapse_server.demo import build_demo
-from synapse_server.models import FakeModel, ModelBadResponse
+from synapse_server.models import ModelBadResponse
 from synapse_server.overlay.build import build_overlay
 from synapse_server.overlay.matrix import (
     MatrixParams,
@@ -24,6 +24,7 @@ from synapse_server.overlay.model import Link, Overlay, Relation
 from synapse_server.overlay.store import write_overlay
 from synapse_server.workspace.config import Workspace, load_workspace
 from synapse_server.workspace.stores import Stores
+from tests.support.fake_model import FakeModel
 
 pytestmark = pytest.mark.both_backends
 

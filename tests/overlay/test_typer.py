@@ -74,7 +74,11 @@ def test_the_offline_typer_never_types_applies(nodes: dict[str, Node]) -> None:
 def test_shared_provenance_keeps_a_higher_cosine_as_the_confidence(nodes: dict[str, Node]) -> None:
     evidence = PairEvidence(("semantic", "provenance"), 0.93, ("models/costs.py",))
     edge = ExtractiveTyper().type_pair(nodes[DECISION], nodes[CLAIM], evidence)
-    assert isinstance(edge, TypedEdge) and (edge.relation, edge.confidence, edge.basis) == ("related", 0.93, "shared-file")
+    assert isinstance(edge, TypedEdge) and (edge.relation, edge.confidence, edge.basis) == (
+        "related",
+        0.93,
+        "shared-file",
+    )
 
 
 def test_the_offline_typer_types_a_semantic_pair_as_related_with_its_cosine(nodes: dict[str, Node]) -> None:

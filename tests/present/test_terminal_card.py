@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from nav_results import abstention, answer
-
 from synapse_server.language.safe_text import terminal_safe
 from synapse_server.navigation.surfaces import ModelInfo, failure_result
 from synapse_server.present.terminal_card import render_card
+from tests.support.nav_results import abstention, answer
 
 
 def test_an_answer_card_shows_verdict_status_text_citations_and_model() -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from nav_results import abstention, answer, claim
-
 from synapse_server.navigation.surfaces import TraceSurface
 from synapse_server.present.trace_tree import claim_tree
+from tests.support.nav_results import abstention, answer, claim
 
 
 def trace_with(claims: list[dict], conclusion: str | None) -> TraceSurface:

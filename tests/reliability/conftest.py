@@ -5,37 +5,24 @@ Selection (see ``reliability_scale.py``): with no ``-m`` expression and no
 skipped, so a plain ``pytest`` runs the bounded suite. ``-m slow`` runs the full
 cases; ``SYNAPSE_RELIABILITY_FULL=1`` runs the full cases and skips their
 bounded twins.
-
-The process census and tool-call helpers of ``tests/server`` are reused by
-import; that folder is put on ``sys.path`` when only this one is collected.
 """
 
 from __future__ import annotations
 
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from mcp.server.mcpserver import MCPServer
 
 from adapters.index import Embedder
-from synapse_server.actions.deps import ServerSettings
-from synapse_server.isolation.protocol import TEST_JOB_ENV
-from synapse_server.mcp.server import build_server
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import Stores
+from tests.support.reliability_checks import changed_paths, source_digest
+from tests.support.reliability_scale import Scale, full_requested
 
 HERE = Path(__file__).resolve().parent
-SERVER_TESTS = HERE.parent / "server"
-if str(SERVER_TESTS) not in sys.path:
-    sys.path.append(str(SERVER_TESTS))
-
-from reliability_checks import ServerFactory, changed_paths, source_digest  # noqa: E402
-from reliability_scale import Scale, full_requested  # noqa: E402
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -95,23 +82,3 @@ def sealed_demo(tmp_path_factory: pytest.TempPathFactory, warm_demo: Path) -> It
 def demo_copy(tmp_path: Path, warm_demo: Path) -> Path:
     """A private, warm demo workspace for a check that edits its stores or its cache."""
     return copy_demo(warm_demo, tmp_path / "demo")
-
-
-@pytest.fixture
-def make_server() -> ServerFactory:
-    """An in-memory server over a root: no warm template unless asked; ``job`` sets the test-only worker job."""
-
-    def build(root: Path, *, embedder: Embedder | None = None, job: str | None = None, **settings: Any) -> MCPServer:
-        settings.setdefault("prespawn", False)
-        if job is not None:
-            settings["worker_env"] = {TEST_JOB_ENV: job}
-        return build_server(ServerSettings(root=root, **settings), embedder=embedder)
-
-    return build
-
-
-@pytest.fixture(autouse=True)
-def _no_inherited_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Worker jobs, write-free and the model come from each test, never from the outer environment."""
-    for name in (TEST_JOB_ENV, "SYNAPSE_WRITE_FREE", "SYNAPSE_MODEL"):
-        monkeypatch.delenv(name, raising=False)

@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import TextIO
 
 import pytest
-from reliability_checks import changed_paths, error_kind, forbidden_texts, source_digest
-from reliability_stdio import _LIMITED, SYNAPSE, stdio_server
 
 from adapters.index import Embedder
-from synapse_server.isolation.protocol import TEST_JOB_ENV
 from synapse_server.overlay.build import build_overlay
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.stores import Stores
+from tests.support.reliability_checks import changed_paths, error_kind, forbidden_texts, source_digest
+from tests.support.reliability_stdio import _LIMITED, SYNAPSE, stdio_server
+from tests.support.worker_jobs import job_env
 
 pytestmark = pytest.mark.anyio
 
@@ -63,7 +63,7 @@ async def test_a_full_disk_during_build_over_mcp_is_a_structured_error_and_keeps
 ) -> None:
     sources = source_digest(demo_copy)
     forbidden = forbidden_texts(demo_copy)
-    async with stdio_server(demo_copy, server_log, env={TEST_JOB_ENV: "echo"}, file_size_limit=LIMIT) as server:
+    async with stdio_server(demo_copy, server_log, env=job_env("echo"), file_size_limit=LIMIT) as server:
         small = await server.session.call_tool("synapse", SMALL)
         assert error_kind(small, forbidden) is None, small.structured_content
         previous = (demo_copy / OVERLAY).read_bytes()

@@ -23,14 +23,15 @@ import anyio
 import pytest
 from mcp import Client, ClientSession
 from mcp.types import CallToolResult
-from reliability_checks import ServerFactory, await_until, error_kind, forbidden_texts, structured
-from reliability_stdio import stdio_server
-from server_procs import children, group_members, open_fds, workers_for
 
 from adapters.index import Embedder
-from synapse_server.isolation.protocol import TEST_JOB_ENV
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.stores import Stores
+from tests.support.procs import children, group_members, open_fds, workers_for
+from tests.support.reliability_checks import await_until, error_kind, forbidden_texts, structured
+from tests.support.reliability_stdio import stdio_server
+from tests.support.servers import ServerFactory
+from tests.support.worker_jobs import job_env
 
 pytestmark = pytest.mark.anyio
 
@@ -210,7 +211,7 @@ async def test_a_deleted_cache_folder_does_not_stop_search_and_returns_after_a_s
 )
 async def test_an_emptied_shared_memory_file_does_not_kill_the_server(demo_copy: Path) -> None:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
-        async with stdio_server(demo_copy, log, env={TEST_JOB_ENV: "echo"}) as server:
+        async with stdio_server(demo_copy, log, env=job_env("echo")) as server:
             hits = hit_addresses(await server.session.call_tool("synapse", SEARCH))
             shm = [path for path in cache_files(demo_copy) if path.name.endswith("-shm")]
             assert shm, "the server keeps its cache in WAL mode"

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from reliability_checks import error_kind, structured
-from reliability_stdio import SYNAPSE, stdio_server
-from server_procs import children, workers_for
+
+from tests.support.procs import children, workers_for
+from tests.support.reliability_checks import error_kind, structured
+from tests.support.reliability_stdio import SYNAPSE, stdio_server
 
 pytestmark = pytest.mark.anyio
 

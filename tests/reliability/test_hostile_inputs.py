@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_values import (
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+from adapters.index import Embedder
+from tests.support.hostile_values import (
     ORDINARY,
     TRAVERSALS,
     Case,
@@ -26,11 +30,8 @@ from hostile_values import (
     unknown_call_cases,
     wrong_type_cases,
 )
-from mcp import Client
-from mcp.server.mcpserver import MCPServer
-from reliability_checks import ServerFactory, error_kind, forbidden_texts, structured
-
-from adapters.index import Embedder
+from tests.support.reliability_checks import error_kind, forbidden_texts, structured
+from tests.support.servers import ServerFactory
 
 pytestmark = pytest.mark.anyio
 

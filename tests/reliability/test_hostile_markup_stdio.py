@@ -15,8 +15,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from reliability_checks import error_kind, structured
-from reliability_stdio import stdio_server
+
+from tests.support.reliability_checks import error_kind, structured
+from tests.support.reliability_stdio import stdio_server
 
 pytestmark = pytest.mark.anyio
 

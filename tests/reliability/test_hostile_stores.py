@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_values import ORDINARY, baseline, served
 from mcp import Client
-from reliability_checks import ServerFactory, changed_paths, error_kind, forbidden_texts, source_digest, structured
 
 from adapters.index import Embedder
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.lint import lint_workspace
+from tests.support.hostile_values import ORDINARY, baseline, served
+from tests.support.reliability_checks import changed_paths, error_kind, forbidden_texts, source_digest, structured
+from tests.support.servers import ServerFactory
 
 pytestmark = pytest.mark.anyio
 

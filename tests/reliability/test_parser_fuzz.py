@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_scale import Scale, twins
 
 from memdsl import MemDSLParseError, parse_output, parse_render, parse_response
+from tests.support.reliability_scale import Scale, twins
 
 PARSERS: dict[str, Callable[[str], object]] = {
     "render": parse_render,

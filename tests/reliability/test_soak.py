@@ -9,7 +9,7 @@ Navigates are real, not the ``echo`` job: a real turn costs a few seconds, so
 they are a minority of the calls (5 in the bounded run, 40 in the full one).
 
 Census: the server's resident memory, descriptor count and children are read
-from /proc after a warm-up (one search, one navigate: the model and the index
+(through psutil) after a warm-up (one search, one navigate: the model and the index
 are loaded, the navigate template is warm) and again after the last call; after the
 session ends no worker remains and this process has no new child or
 descriptor. Every
@@ -26,18 +26,17 @@ from typing import Any
 import anyio
 import pytest
 import yaml
-from reliability_checks import (
+
+from tests.support.procs import children, fd_count, open_fds, rss_bytes, workers_for
+from tests.support.reliability_checks import (
     await_until,
     changed_paths,
     error_kind,
-    fd_count,
     forbidden_texts,
-    rss_bytes,
     source_digest,
 )
-from reliability_scale import Scale, twins
-from reliability_stdio import stdio_server
-from server_procs import children, open_fds, workers_for
+from tests.support.reliability_scale import Scale, twins
+from tests.support.reliability_stdio import stdio_server
 
 pytestmark = pytest.mark.anyio
 

@@ -21,12 +21,19 @@ from typing import Any
 import anyio
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
-from hostile_values import ORDINARY, TRAVERSALS, Case, hostile_string_cases, unknown_call_cases, wrong_type_cases
-from reliability_checks import changed_paths, error_kind, forbidden_texts, source_digest
-from reliability_stdio import SYNAPSE, stdio_server
-from server_procs import children, workers_for
 
-from synapse_server.isolation.protocol import TEST_JOB_ENV
+from tests.support.hostile_values import (
+    ORDINARY,
+    TRAVERSALS,
+    Case,
+    hostile_string_cases,
+    unknown_call_cases,
+    wrong_type_cases,
+)
+from tests.support.procs import children, workers_for
+from tests.support.reliability_checks import changed_paths, error_kind, forbidden_texts, source_digest
+from tests.support.reliability_stdio import SYNAPSE, stdio_server
+from tests.support.worker_jobs import job_env
 
 pytestmark = pytest.mark.anyio
 
@@ -94,7 +101,7 @@ async def test_a_lone_surrogate_sent_as_a_json_escape_never_takes_the_server_dow
     without replying (reported, not pinned).
     """
     forbidden = forbidden_texts(sealed_demo)
-    env = {**os.environ, TEST_JOB_ENV: "echo"}
+    env = job_env("echo", os.environ)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         command = [str(SYNAPSE), "serve", "--root", str(sealed_demo)]
         async with await anyio.open_process(

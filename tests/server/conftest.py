@@ -1,25 +1,16 @@
-"""Fixtures for the server tests: the demo workspace (built once per session) and servers over it."""
+"""Fixtures for the server tests: the demo workspace, built once per session, and private copies of it."""
 
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from mcp.server.mcpserver import MCPServer
 
 from adapters.index import Embedder
-from synapse_server.actions.deps import ServerSettings
-from synapse_server.isolation.protocol import TEST_JOB_ENV
-from synapse_server.mcp.server import build_server
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import Stores
-
-ServerFactory = Callable[..., MCPServer[Any]]
 
 
 @pytest.fixture(scope="session")
@@ -46,27 +37,3 @@ def indexed_demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -
 def warm_demo(tmp_path: Path, indexed_demo: Path) -> Path:
     """A private demo with a warm index cache (git history included), for servers that must start fast."""
     return Path(shutil.copytree(indexed_demo, tmp_path / "demo", symlinks=True))
-
-
-@pytest.fixture
-def make_server() -> ServerFactory:
-    """Build a server over a root; no warm template unless asked, no embedder unless given (search loads it)."""
-
-    def build(
-        root: Path, *, embedder: Embedder | None = None, job: str | None = None, **settings: Any
-    ) -> MCPServer[Any]:
-        settings.setdefault("prespawn", False)
-        if job is not None:
-            settings["worker_env"] = {TEST_JOB_ENV: job}
-        return build_server(ServerSettings(root=root, **settings), embedder=embedder)
-
-    return build
-
-
-@pytest.fixture(autouse=True)
-def _no_inherited_job(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A test-only worker job must come from the test that sets it, never from the outer environment."""
-    monkeypatch.delenv(TEST_JOB_ENV, raising=False)
-    monkeypatch.delenv("SYNAPSE_WRITE_FREE", raising=False)
-    monkeypatch.delenv("SYNAPSE_MODEL", raising=False)
-    assert TEST_JOB_ENV not in os.environ

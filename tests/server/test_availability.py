@@ -15,11 +15,11 @@ from pathlib import Path
 
 import anyio
 import pytest
-from model_calls import all_gone, blocking_spec, model_started, release_model
-from raw_stdio import raw_server
-from server_procs import group_members, wait_until, workers_for
 
-from synapse_server.isolation.protocol import TEST_JOB_ENV
+from tests.support.model_calls import all_gone, blocking_spec, model_started, release_model
+from tests.support.procs import group_members, wait_until, workers_for
+from tests.support.raw_stdio import raw_server
+from tests.support.worker_jobs import job_env
 
 pytestmark = pytest.mark.anyio
 
@@ -74,7 +74,7 @@ async def test_navigate_turns_past_max_concurrent_wait_in_a_queue_and_say_so_in_
         return [w.pid for w in workers_for(warm_demo) if len(group_members(w.pid)) >= 2]
 
     with (tmp_path / "server.log").open("w+", encoding="utf-8") as log:
-        async with raw_server(warm_demo, log, env={TEST_JOB_ENV: "hang"}) as server:
+        async with raw_server(warm_demo, log, env=job_env("hang")) as server:
             # Each call reads the workspace in threads before it asks for a slot, so calls sent together
             # reach the queue in no fixed order: the third is sent once the first two hold both slots.
             for request_id in (2, 3):

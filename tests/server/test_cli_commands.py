@@ -92,7 +92,11 @@ def test_serve_starts_without_importing_the_other_commands():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(out.stdout)
     assert "synapse_server.cli.commands.serve" in loaded
-    others = {"synapse_server.cli.commands.dashboard", "synapse_server.cli.commands.eval", "synapse_server.cli.commands.init"}
+    others = {
+        "synapse_server.cli.commands.dashboard",
+        "synapse_server.cli.commands.eval",
+        "synapse_server.cli.commands.init",
+    }
     assert not others & set(loaded)
 
 

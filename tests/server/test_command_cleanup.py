@@ -17,9 +17,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from model_calls import all_gone, blocking_spec, model_started
-from raw_stdio import raw_server
-from server_procs import wait_until, workers_for
+
+from tests.support.model_calls import all_gone, blocking_spec, model_started
+from tests.support.procs import wait_until, workers_for
+from tests.support.raw_stdio import raw_server
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from synapse_server.cli.main import main
-from tests.server.conftest import ServerFactory
-from tests.server.tool_calls import call, error_of
+from tests.support.servers import ServerFactory
+from tests.support.tool_calls import call, error_of
 
 
 def _configure(root: Path, value: str) -> None:

@@ -18,12 +18,12 @@ from typing import Any, TextIO
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from server_procs import wait_until
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.freshness import SWEEP_EVERY_S, Freshness
 from synapse_server.workspace.inotify import DirectoryWatch
+from tests.support.procs import wait_until
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 VOLATILITY = Path(".memory/tree/deci-c3d4e5f6.md")

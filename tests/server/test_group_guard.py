@@ -11,12 +11,12 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
-from server_procs import group_members, wait_until
+from tests.support import REPOSITORY
+from tests.support.procs import group_members, wait_until
 
+STARTER_IMPORTS = "import os, subprocess, sys, time\n"
 STARTER = """
-import os, subprocess, sys, time
 from synapse_server.processes.children import GroupGuard
 guard = GroupGuard()
 leader = subprocess.Popen(
@@ -26,7 +26,7 @@ leader = subprocess.Popen(
     stderr=subprocess.DEVNULL,
 )
 guard.watch(leader.pid)
-while len([p for p in os.listdir("/proc") if p.isdigit() and _in_group(int(p), leader.pid)]) < 2:
+while _group_size(leader.pid) < 2:
     time.sleep(0.01)  # polling for the helper to exist, bounded by the test's timeout
 print(leader.pid, guard.pid, flush=True)
 if sys.argv[1] == "release":
@@ -35,24 +35,27 @@ os._exit(0)
 """
 
 IN_GROUP = """
-def _in_group(pid, pgid):
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            text = stat.read()
-    except OSError:
-        return False
-    return int(text[text.rindex(")") + 2 :].split()[2]) == pgid
+import psutil
+
+def _group_size(pgid):
+    size = 0
+    for pid in psutil.pids():
+        try:
+            size += os.getpgid(pid) == pgid
+        except ProcessLookupError:
+            pass  # exited while we looked
+    return size
 """
 
 
 def start(how: str) -> tuple[int, int]:
     """Run the starter to its end; the leader of the group it made, and its guard."""
     done = subprocess.run(
-        [sys.executable, "-c", IN_GROUP + STARTER, how],
+        [sys.executable, "-c", STARTER_IMPORTS + IN_GROUP + STARTER, how],
         capture_output=True,
         text=True,
         timeout=120,
-        cwd=Path(__file__).parents[2],  # the checkout, whose synapse_server the starter imports
+        cwd=REPOSITORY,  # the checkout, whose synapse_server the starter imports
         check=True,
     )
     leader, guard = (int(part) for part in done.stdout.split())

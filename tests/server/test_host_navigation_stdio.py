@@ -21,7 +21,6 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, Implementation
-from server_procs import wait_until, workers_for
 
 from adapters.index import Embedder
 from dev.synapse_bench.canonical.cases import Case, load_corpus
@@ -29,6 +28,7 @@ from synapse_server.host_turns.token import SECRET_ENV, StepClaims, server_secre
 from synapse_server.isolation.turn import navigate_turn
 from synapse_server.models.script import ScriptModel
 from synapse_server.navigation.request import NavigateRequest
+from tests.support.procs import wait_until, workers_for
 
 pytestmark = pytest.mark.anyio
 

@@ -13,15 +13,14 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import ServerFactory
-from server_procs import children, group_members, open_fds, processes, wait_until
-from tool_calls import EXTRACTIVE, call, payload
 
-from synapse_server.isolation.faults import echo_result
-from synapse_server.isolation.protocol import TEST_JOB_ENV
 from synapse_server.isolation.runner import WorkerPool
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import ModelInfo
+from tests.support.procs import children, group_members, open_fds, processes, wait_until
+from tests.support.servers import ServerFactory
+from tests.support.tool_calls import EXTRACTIVE, call, payload
+from tests.support.worker_jobs import echo_result, job_env
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +30,7 @@ FAILURE_SHAPE = {"status": None, "reasons": [], "answer_surface": None, "trace_s
 
 
 def pool_for(root: Path, job: str, *, prespawn: bool = False) -> WorkerPool:
-    return WorkerPool(root, env={**os.environ, TEST_JOB_ENV: job}, prespawn=prespawn)
+    return WorkerPool(root, env=job_env(job, os.environ), prespawn=prespawn)
 
 
 def group_gone(pgid: int) -> bool:

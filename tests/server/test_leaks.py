@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ServerFactory
 from mcp import Client
-from server_procs import children, open_fds, processes
+
+from tests.support.procs import children, open_fds, processes
+from tests.support.servers import ServerFactory
 
 pytestmark = pytest.mark.anyio
 

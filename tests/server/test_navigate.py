@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ServerFactory
 from mcp import Client
-from tool_calls import EXTRACTIVE, payload
+
+from tests.support.servers import ServerFactory
+from tests.support.tool_calls import EXTRACTIVE, payload
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 

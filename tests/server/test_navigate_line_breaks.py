@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ServerFactory
 from mcp import Client
-from tool_calls import payload
+
+from tests.support.servers import ServerFactory
+from tests.support.tool_calls import payload
 
 pytestmark = pytest.mark.anyio
 

@@ -16,15 +16,15 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import ServerFactory
 from mcp import Client
-from tool_calls import call, error_of, payload
 
 from adapters.index import Embedder
 from synapse_server.actions.deps import ServerSettings
 from synapse_server.mcp.server import build_server
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.stores import Stores
+from tests.support.servers import ServerFactory
+from tests.support.tool_calls import call, error_of, payload
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 

@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import ServerFactory
-from tool_calls import call, error_of, payload
 
 from adapters.index import Embedder
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.stores import Stores
+from tests.support.servers import ServerFactory
+from tests.support.tool_calls import call, error_of, payload
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
@@ -45,14 +45,18 @@ async def test_search_tags_every_hit_with_store_tier_and_channel_ranks(
 async def test_a_query_nothing_matches_says_so_and_names_only_the_nearest_document(
     make_server: ServerFactory, demo_root: Path, embedder: Embedder
 ):
-    body = payload(await call(make_server(demo_root, embedder=embedder), action="search", query="zebra saxophone quantum"))
+    body = payload(
+        await call(make_server(demo_root, embedder=embedder), action="search", query="zebra saxophone quantum")
+    )
     assert body["relevant"] is False
     assert all(hit["lexical_rank"] is None for hit in body["hits"])
     assert body["summary"].startswith("no relevant match for 'zebra saxophone quantum'")
     assert f"nearest: {body['hits'][0]['title']}" in body["summary"]
 
 
-async def test_a_query_with_a_keyword_match_is_relevant(make_server: ServerFactory, demo_root: Path, embedder: Embedder):
+async def test_a_query_with_a_keyword_match_is_relevant(
+    make_server: ServerFactory, demo_root: Path, embedder: Embedder
+):
     body = payload(await call(make_server(demo_root, embedder=embedder), action="search", query="transaction costs"))
     assert body["relevant"] is True
 

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from server_procs import group_members, wait_until, workers_for
-
-from synapse_server.isolation.protocol import TEST_JOB_ENV
+from tests.support.procs import group_members, wait_until, workers_for
+from tests.support.worker_jobs import job_env
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 
@@ -23,7 +22,7 @@ def send(pipe: IO[bytes], message: dict[str, Any]) -> None:
 
 
 def test_a_killed_server_takes_its_template_and_its_running_turn_with_it(fresh_demo: Path, tmp_path: Path):
-    env = {**os.environ, TEST_JOB_ENV: "hang"}
+    env = job_env("hang", os.environ)
     with (tmp_path / "server.log").open("wb") as log:
         server = subprocess.Popen(
             [str(SYNAPSE), "serve", "--root", str(fresh_demo)],

@@ -6,11 +6,11 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from conftest import ServerFactory
 from mcp import Client
 
 from adapters.index import Embedder
 from synapse_server.workspace.config import load_workspace
+from tests.support.servers import ServerFactory
 
 pytestmark = pytest.mark.anyio
 

@@ -12,7 +12,8 @@ from typing import IO, Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
-from server_procs import wait_until, workers_for
+
+from tests.support.procs import wait_until, workers_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ServerFactory
 from mcp import Client
+
+from tests.support.servers import ServerFactory
 
 pytestmark = pytest.mark.anyio
 

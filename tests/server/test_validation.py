@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ServerFactory
-from tool_calls import call, error_of
+
+from tests.support.servers import ServerFactory
+from tests.support.tool_calls import call, error_of
 
 pytestmark = pytest.mark.anyio
 

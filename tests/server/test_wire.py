@@ -10,9 +10,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from raw_stdio import raw_server
 
 from synapse_server.mcp.wire import scan
+from tests.support.raw_stdio import raw_server
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from source_fixtures import (
+
+from adapters.index import Embedder
+from synapse_server.actions.deps import ServerSettings
+from synapse_server.mcp.server import build_server
+from synapse_server.workspace.adopt import adopt
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.source_config import CACHE_ENV
+from synapse_server.workspace.stores import Stores
+from tests.support.source_fixtures import (
     WHY_QUESTION,
     adr_repo,
     commit_all,
@@ -25,14 +33,6 @@ from source_fixtures import (
     vault_files,
     write_files,
 )
-
-from adapters.index import Embedder
-from synapse_server.actions.deps import ServerSettings
-from synapse_server.mcp.server import build_server
-from synapse_server.workspace.adopt import adopt
-from synapse_server.workspace.config import load_workspace
-from synapse_server.workspace.source_config import CACHE_ENV
-from synapse_server.workspace.stores import Stores
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.anyio

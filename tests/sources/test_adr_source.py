@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from source_fixtures import NYGARD, WHY_ANSWER, adr_repo, commit_all, madr_files, make_repo
-
 from adapters.adr import AdrAdapter
 from adapters.base import Node, TetherKind
 from adapters.resolvers import workspace_resolvers
 from synapse_server.navigation.epistemics import derive
+from tests.support.source_fixtures import NYGARD, WHY_ANSWER, adr_repo, commit_all, madr_files, make_repo
 
 
 def _load(root: Path, folder: str = "doc/adr") -> tuple[dict[str, Node], list[str]]:

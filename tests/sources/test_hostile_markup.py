@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-from source_fixtures import write_files
 
 from adapters.adr import AdrAdapter
 from adapters.base import LoadResult
@@ -21,6 +20,7 @@ from adapters.mem_files import MemFilesAdapter
 from adapters.notes import NotesAdapter
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.lint import LintReport, lint_workspace
+from tests.support.source_fixtures import write_files
 
 SIZE = 100_000
 LOAD_S = 5.0

@@ -17,13 +17,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from source_fixtures import mlflow_runs, write_files
 
 from adapters.frontmatter import StoreFileError, load_yaml, parse_front_matter
 from adapters.mem_files import MemFilesAdapter
 from adapters.notes import NotesAdapter
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.stores import Stores
+from tests.support.source_fixtures import mlflow_runs, write_files
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from source_fixtures import commit_all, make_repo, mem_files
 
 from adapters.base import Node, TetherKind
 from adapters.mem_files import MemFilesAdapter
 from adapters.mem_parse import parse_mem
+from tests.support.source_fixtures import commit_all, make_repo, mem_files
 
 
 def _load(tmp_path: Path) -> tuple[dict[str, Node], list[str]]:

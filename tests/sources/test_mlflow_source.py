@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from source_fixtures import mlflow_runs
 
 from adapters.base import Node, TetherKind
 from adapters.mlflow_runs import MlflowAdapter
 from adapters.resolvers import workspace_resolvers
 from synapse_server.navigation.epistemics import derive
+from tests.support.source_fixtures import mlflow_runs
 
 pytest.importorskip("mlflow", reason="the mlflow dev dependency writes the mlruns fixture")
 

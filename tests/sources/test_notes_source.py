@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from source_fixtures import commit_all, make_repo, vault_files
-
 from adapters.base import Node, TetherKind
 from adapters.notes import NotesAdapter
+from tests.support.source_fixtures import commit_all, make_repo, vault_files
 
 
 def _vault(tmp_path: Path, *, commit: bool = True) -> tuple[Path, dict[str, Node], list[str]]:

@@ -6,13 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
-from source_fixtures import adr_repo, write_files
 
 from adapters.adr import AdrAdapter
 from synapse_server.errors import ConfigError, WorkspaceError
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.source_config import default_cache_dir
 from synapse_server.workspace.stores import Stores
+from tests.support.source_fixtures import adr_repo, write_files
 
 
 @pytest.mark.parametrize(

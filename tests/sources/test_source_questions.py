@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from source_fixtures import adr_repo, commit_all, mem_files, mlflow_runs, vault_files
 
 from adapters.index import Embedder
 from synapse_server.isolation.turn import navigate_turn
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.workspace.adopt import adopt
+from tests.support.source_fixtures import adr_repo, commit_all, mem_files, mlflow_runs, vault_files
 
 pytestmark = pytest.mark.both_backends
 

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
-from server_procs import processes, wait_until
+import psutil
+
+from tests.support.procs import processes, wait_until
 
 SCRIPT = Path(__file__).with_name("blocking_model.py")
 
@@ -52,7 +54,7 @@ async def release_model(folder: Path, timeout_s: float = 60) -> None:
 
 
 def alive(pid: int) -> bool:
-    return any(p.pid == pid and p.state != "Z" for p in processes())
+    return any(p.pid == pid and p.state != psutil.STATUS_ZOMBIE for p in processes())
 
 
 def all_gone(*pids: int, timeout_s: float = 30) -> bool:

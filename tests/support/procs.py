@@ -1,4 +1,4 @@
-"""Process and descriptor census from /proc, for tests that must prove nothing was left behind."""
+"""Process and descriptor census (through psutil), for tests that must prove nothing was left behind."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 
 @dataclass(frozen=True)
 class Proc:
@@ -15,37 +17,49 @@ class Proc:
     ppid: int
     pgrp: int
     state: str
+    """psutil's status: ``zombie`` for an exited, unreaped process."""
     cmdline: str
 
 
 def processes() -> list[Proc]:
+    """Every process this user can see, with its parent, group and command line (one that exits meanwhile is left out)."""
     found: list[Proc] = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    for process in psutil.process_iter():
         try:
-            stat = (entry / "stat").read_text(encoding="utf-8", errors="replace")
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-        except OSError:
+            with process.oneshot():
+                found.append(
+                    Proc(process.pid, process.ppid(), _pgid(process.pid), process.status(), _cmdline(process))
+                )
+        except (psutil.NoSuchProcess, psutil.AccessDenied, ProcessLookupError):
             continue  # exited while we looked
-        fields = stat[stat.rindex(")") + 2 :].split()
-        found.append(Proc(int(entry.name), int(fields[1]), int(fields[2]), fields[0], cmdline))
     return found
 
 
 def children(pid: int | None = None) -> set[int]:
     """Every child of ``pid`` (default: this process), zombies included: an unreaped child is a leak too."""
-    parent = os.getpid() if pid is None else pid
-    return {p.pid for p in processes() if p.ppid == parent}
+    try:
+        return {child.pid for child in psutil.Process(pid).children()}
+    except psutil.NoSuchProcess:
+        return set()
 
 
 def group_members(pgid: int) -> list[Proc]:
     """Live (non-zombie) processes in process group ``pgid``."""
-    return [p for p in processes() if p.pgrp == pgid and p.state != "Z"]
+    return [p for p in processes() if p.pgrp == pgid and p.state != psutil.STATUS_ZOMBIE]
 
 
 def open_fds() -> set[int]:
-    return {int(name) for name in os.listdir("/proc/self/fd")}
+    """The descriptor numbers this process holds open (psutil counts them, :func:`fd_count`, but names none)."""
+    return {int(name) for name in os.listdir("/dev/fd")}
+
+
+def fd_count(pid: int) -> int:
+    return psutil.Process(pid).num_fds()
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of ``pid`` (bytes)."""
+    return int(psutil.Process(pid).memory_info().rss)
 
 
 def workers_for(root: Path) -> list[Proc]:
@@ -54,7 +68,7 @@ def workers_for(root: Path) -> list[Proc]:
     return [
         p
         for p in processes()
-        if "synapse_server.isolation.worker" in p.cmdline and marker in p.cmdline and p.state != "Z"
+        if "synapse_server.isolation.worker" in p.cmdline and marker in p.cmdline and p.state != psutil.STATUS_ZOMBIE
     ]
 
 
@@ -67,3 +81,15 @@ def wait_until(predicate: Callable[[], bool], timeout_s: float = 10.0, interval_
         if time.monotonic() >= deadline:
             return False
         time.sleep(interval_s)
+
+
+def _pgid(pid: int) -> int:
+    return os.getpgid(pid)  # psutil has no process-group accessor
+
+
+def _cmdline(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except psutil.ZombieProcess:
+        return ""  # a zombie keeps no command line
+

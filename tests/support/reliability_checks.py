@@ -19,10 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ResourceLink, TextContent
-
-ServerFactory = Callable[..., MCPServer[Any]]
 
 PUBLIC_ERROR_KINDS = frozenset(
     {
@@ -130,15 +127,3 @@ async def await_until(predicate: Callable[[], bool], timeout_s: float = 30.0, in
             await anyio.sleep(interval_s)
         return True
     return False
-
-
-def rss_bytes(pid: int) -> int:
-    """Resident set size of ``pid`` from /proc (bytes)."""
-    for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError(f"no VmRSS for {pid}")
-
-
-def fd_count(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))

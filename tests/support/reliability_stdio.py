@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TextIO
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from server_procs import children, processes
+
+from tests.support.procs import children, processes
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 _LIMITED = (

@@ -3,7 +3,7 @@
 Ordinary cases call :func:`navigate_turn` in process with the case's scripted
 navigator and the workbench's shared stores and embedder. Isolation cases go
 through the real worker pool (a fresh process per turn, its own process
-group) with one of the isolation layer's fault-injection jobs, which is the
+group) with one of the test suite's fault-injection jobs (tests/support/worker_jobs.py), the
 only way to produce a genuine timeout or native crash on demand. A request the
 public validator refuses is recorded as ``rejected``; a case whose script
 cannot be filled (retrieval moved under it) is recorded as ``error``.
@@ -138,12 +138,12 @@ def _isolated(case: Case, root: Path, request: NavigateRequest) -> Outcome:
     try:
         import anyio
 
-        from synapse_server.isolation.protocol import TEST_JOB_ENV
         from synapse_server.isolation.runner import WorkerPool
+        from tests.support.worker_jobs import job_env  # the fault jobs live with the tests, in this checkout
     except ImportError as error:  # absent, or broken mid-edit: either way this case cannot run here
-        return Outcome(case.id, "skipped", detail=f"requires the server isolation layer ({error})")
+        return Outcome(case.id, "skipped", detail=f"requires the server isolation layer and its test jobs ({error})")
     assert case.isolation is not None
-    env = {**os.environ, TEST_JOB_ENV: case.isolation.job}
+    env = job_env(case.isolation.job, os.environ)
     info = ModelInfo(provider="script", id=f"canonical:{case.id}")
 
     async def once() -> NavigateResult:
