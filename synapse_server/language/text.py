@@ -63,10 +63,15 @@ _HEADING_CLOSE = re.compile(r"(?<![ \t])[ \t]++#++[ \t]*+$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 _ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[[ xX]\][ \t]+)?")
+_LINK_TEXT = r"!?\[((?:[^\[\]\\]|\\.)*)\]"
 _LINK = re.compile(
-    r"!?\[((?:[^\[\]\\]|\\.)*)\]"
-    r"(?:\([ \t]*(?:<[^>]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:[ \t]+(?:\"[^\"]*\"|'[^']*'))?[ \t]*\)|\[[^\]]*\])"
+    _LINK_TEXT + r"\([ \t]*(?:<[^>]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:[ \t]+(?:\"[^\"]*\"|'[^']*'))?[ \t]*\)"
 )
+"""An inline link or image, ``[text](destination "title")``: always link syntax."""
+_REFERENCE_LINK = re.compile(_LINK_TEXT + r"\[([^\]]*)\]")
+"""``[text][label]``: link syntax only when the document defines ``label`` (CommonMark); otherwise it is text, as in a
+regular expression's ``[0-5][0-9]``."""
+_DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:[ \t]*\S", re.M)
 _FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+)>")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
@@ -82,6 +87,7 @@ def markdown_blocks(markdown: str) -> tuple[PlainBlock, ...]:
     lines) vanish; a paragraph underlined with ``===`` or ``---`` is a heading.
     """
     lines = _lines(markdown)
+    labels = _reference_labels(markdown)
     separators = {index for index, (_, line) in enumerate(lines) if _TABLE_SEPARATOR.match(line)}
     blocks: list[PlainBlock] = []
     current: Chars | None = None
@@ -135,29 +141,44 @@ def markdown_blocks(markdown: str) -> tuple[PlainBlock, ...]:
         rest = line[skip:]
         if "|" in rest and (in_table or index + 1 in separators or rest.lstrip().startswith("|")):
             flush()
-            blocks.extend(_block(_table_row(rest, base + skip), "row"))
+            blocks.extend(_block(_table_row(rest, base + skip, labels), "row"))
             continue
         in_table = False
+        if definition := _DEFINITION.match(rest):
+            flush()
+            if definition.group(1).startswith("^"):  # a footnote's text is prose; a link's destination is not
+                text_start = rest.index("]:") + 2
+                blocks.extend(_block(_inline(rest[text_start:].lstrip(), base + skip + text_start, labels)))
+            continue
         if heading := _HEADING.match(rest):
             flush()
             content = rest[heading.end() :]
             closing = _HEADING_CLOSE.search(content)
             level = rest[: heading.end()].count("#")
             text = content[: closing.start()] if closing else content
-            blocks.extend(_block(_inline(text, base + skip + heading.end()), "heading", level))
+            blocks.extend(_block(_inline(text, base + skip + heading.end(), labels), "heading", level))
             continue
         if item := _ITEM.match(rest):
             flush()
-            current = _inline(rest[item.end() :], base + skip + item.end())
+            current = _inline(rest[item.end() :], base + skip + item.end(), labels)
             current_item = _indent(rest)
             continue
         if current is None:
             current = []
         else:
             current.append((" ", base - 1))
-        current.extend(_inline(rest, base + skip))
+        current.extend(_inline(rest, base + skip, labels))
     flush()
     return tuple(blocks)
+
+
+def _reference_labels(markdown: str) -> frozenset[str]:
+    """The link labels a document defines (``[label]: destination``), normalised as CommonMark matches them."""
+    return frozenset(_label(m.group(1)) for m in _DEFINITION.finditer(markdown))
+
+
+def _label(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 def markup_tokens(text: str) -> tuple[str, ...]:
@@ -275,20 +296,23 @@ def _unclosed_comment(line: str) -> int | None:
     return None
 
 
-def _table_row(row: str, base: int) -> Chars:
+def _table_row(row: str, base: int, labels: frozenset[str] = frozenset()) -> Chars:
     """A table row's cells, with each unescaped pipe turned into a separating space."""
     chars: Chars = []
     cell_start = 0
     for index, char in enumerate(row + "|"):
         if char == "|" and (index == 0 or row[index - 1] != "\\"):
-            chars.extend(_inline(row[cell_start:index], base + cell_start))
+            chars.extend(_inline(row[cell_start:index], base + cell_start, labels))
             chars.append((" ", base + min(index, len(row) - 1)))
             cell_start = index + 1
     return chars
 
 
-def _inline(text: str, base: int) -> Chars:
-    """Inline Markdown of one line with its formatting removed: (character, source offset) pairs."""
+def _inline(text: str, base: int, labels: frozenset[str] = frozenset()) -> Chars:
+    """Inline Markdown of one line with its formatting removed: (character, source offset) pairs.
+
+    ``labels`` are the link labels the document defines: ``[text][label]`` is a link only for one of them.
+    """
     chars: Chars = []
     runs: _BacktickRuns | None = None
     index = 0
@@ -303,10 +327,10 @@ def _inline(text: str, base: int) -> Chars:
         elif char == "<" and text.startswith(_COMMENT_OPEN, index):
             closed = text.find(_COMMENT_CLOSE, index + len(_COMMENT_OPEN))
             index = len(text) if closed == -1 else closed + len(_COMMENT_CLOSE)
-        elif char in "![" and (footnote := _FOOTNOTE.match(text, index)):
+        elif char in "![" and (footnote := _FOOTNOTE.match(text, index)) and _label(footnote[0][1:-1]) in labels:
             index = footnote.end()
-        elif char in "![" and (link := _LINK.match(text, index)):
-            chars.extend(_inline(link.group(1), base + link.start(1)))
+        elif char in "![" and (link := _link_at(text, index, labels)):
+            chars.extend(_inline(link.group(1), base + link.start(1), labels))
             index = link.end()
         elif char == "<" and (autolink := _AUTOLINK.match(text, index)):
             chars.extend((url_char, base + autolink.start(1) + offset) for offset, url_char in enumerate(autolink[1]))
@@ -324,6 +348,16 @@ def _inline(text: str, base: int) -> Chars:
             chars.append((char, base + index))
             index += 1
     return chars
+
+
+def _link_at(text: str, index: int, labels: frozenset[str]) -> re.Match[str] | None:
+    """The link starting at ``index``: inline, or a full reference one whose label the document defines."""
+    if link := _LINK.match(text, index):
+        return link
+    reference = _REFERENCE_LINK.match(text, index)
+    if reference and _label(reference.group(2) or reference.group(1)) in labels:
+        return reference
+    return None
 
 
 class _BacktickRuns:
