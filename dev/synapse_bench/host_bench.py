@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dev.synapse_bench.report_sections import write_section
+
 BEGIN = "<!-- host-bench -->"
 END = "<!-- /host-bench -->"
 QUESTION = "What annualised volatility target do the momentum positions use?"
@@ -132,7 +134,7 @@ def report(figures: dict[str, Any]) -> str:
 
 
 def section(figures: dict[str, Any]) -> str:
-    """The REPORT.md section, between markers so the perf report keeps it (see :func:`keep_section`)."""
+    """The REPORT.md section, between markers so the perf report keeps it (:mod:`report_sections`)."""
     return "\n".join(
         [
             BEGIN,
@@ -147,23 +149,6 @@ def section(figures: dict[str, Any]) -> str:
     )
 
 
-def keep_section(previous: str, fresh: str) -> str:
-    """``fresh`` with this harness's section of ``previous`` carried over (the perf report calls it)."""
-    if BEGIN not in previous or END not in previous or BEGIN in fresh:
-        return fresh
-    kept = previous[previous.index(BEGIN) : previous.index(END) + len(END)]
-    return fresh.rstrip("\n") + "\n\n" + kept + "\n"
-
-
-def write_report(path: Path, text: str) -> None:
-    current = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in current and END in current:
-        current = current[: current.index(BEGIN)] + text.rstrip("\n") + current[current.index(END) + len(END) :]
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    path.write_text(current, encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dev.synapse_bench host", description=__doc__)
     parser.add_argument("--repeat", type=int, default=20, help="runs per row (default 20)")
@@ -176,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = measure(make_demo(Path(scratch) / "demo"), max(1, args.repeat))
     print(json.dumps(figures, indent=2) if args.json else report(figures))
     if args.write_report:
-        write_report(Path(__file__).resolve().parent / "REPORT.md", section(figures))
+        write_section(Path(__file__).resolve().parent / "REPORT.md", section(figures), BEGIN, END)
     return 0
 
 

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from dev.synapse_bench.report_sections import write_section
 from dev.synapse_bench.synthetic import generate, parse_size, sample_queries
 
 HERE = Path(__file__).resolve().parent
@@ -357,23 +358,6 @@ def markdown(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def keep_section(previous: str, fresh: str) -> str:
-    """``fresh`` with the PostgreSQL section of ``previous`` carried over (the hook ``report.py`` calls)."""
-    if BEGIN not in previous or END not in previous or BEGIN in fresh:
-        return fresh
-    section = previous[previous.index(BEGIN) : previous.index(END) + len(END)]
-    return fresh.rstrip("\n") + "\n\n" + section + "\n"
-
-
-def write_report(report: Path, section: str) -> None:
-    text = report.read_text(encoding="utf-8") if report.exists() else ""
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + section.rstrip("\n") + text[text.index(END) + len(END) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    report.write_text(text, encoding="utf-8")
-
-
 def _kept_results(path: Path, fresh: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``fresh`` merged over the sizes an earlier run in this workdir measured (a size measured again wins)."""
     kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
@@ -434,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     section = markdown(results)
     print(json.dumps(results, indent=2) if args.json else section)
     if args.write_report:
-        write_report(HERE / "REPORT.md", section)
+        write_section(HERE / "REPORT.md", section, BEGIN, END)
     return 0
 
 

@@ -25,9 +25,8 @@ from typing import Any
 
 from dev.synapse_bench.baselines.compare import CONTENDERS, RATIO_LABELS
 from dev.synapse_bench.baselines.peer import DEFAULT_SPEC
-from dev.synapse_bench.host_bench import keep_section as keep_host_section
-from dev.synapse_bench.pg_bench import keep_section
 from dev.synapse_bench.report_format import fmt, parse_section, table
+from dev.synapse_bench.report_sections import keep_sections
 from dev.synapse_bench.report_serving import mcp_section, targets_section
 from dev.synapse_bench.report_steps import STEPS, gather
 
@@ -434,8 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     report = args.out / "REPORT.md"
     previous = report.read_text(encoding="utf-8") if report.exists() else ""
-    fresh = keep_section(previous, markdown(figures))  # pg_bench's section stays
-    report.write_text(keep_host_section(previous, fresh), encoding="utf-8")  # and host_bench's
+    report.write_text(keep_sections(previous, markdown(figures)), encoding="utf-8")  # the harnesses' own sections stay
     plot(figures, args.out / "latency.png")
     print(f"wrote {args.out / 'REPORT.md'} and {args.out / 'latency.png'}")
     return 0
