@@ -4,7 +4,10 @@ Each verified tether supports a tier (a git pin or citation -> grounded, a
 content hash or reproducible run -> measured). A node's status is the weakest
 tier among its tethers; any taint (stale, unresolved, refuted, contested)
 floors it to ``inferred``; an unverifiable tether supports nothing. ``outdated``
-keeps the status and obliges the canonical disclosure.
+keeps the status and obliges the canonical disclosure. So does supersession
+(:mod:`synapse_server.navigation.supersession`): a superseded, deprecated,
+reverted or rejected record keeps its status, and every answer citing it carries
+``<address> is superseded by <address> (status: <word>)``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from adapters.base import Node, TetherCheck, TetherKind
+
+from synapse_server.navigation.supersession import Supersession, disclosure, supersession_of
 
 Status = Literal["grounded", "measured", "inferred"]
 Taint = Literal["stale", "unresolved", "refuted", "contested"]
@@ -40,6 +45,24 @@ class NodeEpistemics:
     taints: frozenset[Taint]
     outdated: bool
     checks: tuple[TetherCheck, ...]
+    superseded_by: tuple[str, ...] = ()
+    """The records that replace this one (addresses, sorted): the offline navigator prefers those."""
+    supersession: str | None = None
+    """The status word that marks this record as not current (``superseded``, ``deprecated``, ``reverted``,
+    ``rejected``, ``partly superseded`` …), ``superseded`` when only another record says it replaces it; None
+    for a current record."""
+
+    @property
+    def superseded(self) -> bool:
+        """Not the current record: it keeps its status, and an answer citing it must carry the disclosure."""
+        return self.supersession is not None
+
+    @property
+    def superseded_disclosure(self) -> str | None:
+        """The canonical supersession disclosure, or None for a current record."""
+        if self.supersession is None:
+            return None
+        return disclosure(self.address, Supersession(self.supersession, self.superseded_by))
 
     @property
     def verified(self) -> bool:
@@ -65,4 +88,14 @@ def derive(node: Node, checks: Sequence[TetherCheck], *, contested: bool = False
         tether_status = weakest(_SUPPORTS[c.tether.kind] for c in supported)
     status: Status = "inferred" if taints else tether_status
     outdated = not (taints - {"contested"}) and any(c.state == "outdated" for c in checks)
-    return NodeEpistemics(node.address, status, tether_status, frozenset(taints), outdated, tuple(checks))
+    found = supersession_of(node)
+    return NodeEpistemics(
+        node.address,
+        status,
+        tether_status,
+        frozenset(taints),
+        outdated,
+        tuple(checks),
+        superseded_by=found.by if found is not None else (),
+        supersession=found.word if found is not None else None,
+    )
