@@ -11,7 +11,7 @@ import shutil
 import tempfile
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -19,9 +19,15 @@ import pytest
 
 from adapters.index import Embedder
 from synapse_server.isolation.protocol import TEST_JOB_ENV
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.source_config import CACHE_ENV
+from synapse_server.workspace.stores import Stores
 from tests.support import servers
+from tests.support.properties import load_profile
 from tests.support.servers import ServerFactory
+
+load_profile()  # before any test module builds its Hypothesis settings
 
 
 @pytest.fixture(scope="session")
@@ -30,6 +36,33 @@ def embedder() -> Embedder:
     model = Embedder()
     model.load()
     return model
+
+
+@pytest.fixture(scope="session")
+def indexed_demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, index_backend: str) -> Path:
+    """The demo with its index cache built once per session, never served: the template every warm copy is made of.
+
+    Built on the session's backend even when a ``both_backends`` module asks first from its other one.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        if index_backend == "sqlite":
+            patch.delenv("SYNAPSE_INDEX_DSN", raising=False)
+        root = make_demo(tmp_path_factory.mktemp("indexed") / "demo")
+        Stores.load(load_workspace(root)).open_index(embedder).close()
+    return root
+
+
+@pytest.fixture(scope="session")
+def indexed_copy(tmp_path_factory: pytest.TempPathFactory, indexed_demo: Path) -> Callable[[str], Path]:
+    """``indexed_copy(name)``: a private copy of :func:`indexed_demo` (git history and warm cache included).
+
+    A module that would otherwise make a demo and pay its first index build in its first case takes one of these.
+    """
+
+    def copy(name: str) -> Path:
+        return Path(shutil.copytree(indexed_demo, tmp_path_factory.mktemp(name) / "demo", symlinks=True))
+
+    return copy
 
 
 @pytest.fixture

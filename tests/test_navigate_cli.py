@@ -14,8 +14,6 @@ import pytest
 from synapse_server.demo import load_questions
 from synapse_server.workspace.init import make_demo
 
-pytestmark = pytest.mark.both_backends
-
 SYNAPSE = Path(sys.executable).parent / "synapse"
 CASES = {case["id"]: case for case in load_questions()["questions"]}
 PUBLIC_KEYS = {
@@ -73,6 +71,7 @@ def public_json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     return payload
 
 
+@pytest.mark.both_backends  # it searches the index; the refusals below never reach it
 def test_an_answer_prints_exactly_the_public_json_and_exits_0(demo: Path) -> None:
     case = CASES["cost-increase"]
     done = synapse(case["question"], "--root", str(demo), "--model", "extractive", "--hops", "1", "--max-nodes", "20")
@@ -84,6 +83,7 @@ def test_an_answer_prints_exactly_the_public_json_and_exits_0(demo: Path) -> Non
     assert payload["model"]["provider"] == "extractive"
 
 
+@pytest.mark.both_backends  # it searches the index; the refusals below never reach it
 def test_an_abstention_is_an_honest_outcome_and_exits_0(demo: Path) -> None:
     case = CASES["carry-signal"]
     done = synapse(case["question"], "--root", str(demo), "--token-budget", "24000", "--render-max-body-chars", "0")
@@ -92,6 +92,7 @@ def test_an_abstention_is_an_honest_outcome_and_exits_0(demo: Path) -> None:
     assert (payload["verdict"], payload["reasons"], payload["answer_surface"]) == ("abstain", ["stale"], None)
 
 
+@pytest.mark.both_backends  # it searches the index; the refusals below never reach it
 def test_an_operational_failure_prints_the_failure_json_and_exits_1(demo: Path) -> None:
     done = synapse("What changed?", "--root", str(demo), "--model", "command:false", "--trace-floor", "0.5")
     assert done.returncode == 1

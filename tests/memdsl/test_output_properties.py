@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from memdsl.address import Address, Locator, format_address
@@ -28,9 +28,10 @@ from memdsl.output import (
     parse_output,
     serialize_output,
 )
+from tests.support.properties import document_property
 
 HERE = Path(__file__).parent
-PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = document_property()
 
 PROTOCOL_LOOKING = [
     "@answer",

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from memdsl._body import TEXT_CODEC, codec_for
@@ -22,10 +22,11 @@ from memdsl.render import (
     parse_render,
     serialize_render,
 )
+from tests.support.properties import document_property
 from tests.support.render_strategies import PROTOCOL_LOOKING, mutated, renders
 
 HERE = Path(__file__).parent
-PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = document_property()
 
 # One fixture per rule: file stem -> (code, line, column).
 INVALID = {

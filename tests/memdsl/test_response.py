@@ -5,17 +5,18 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from memdsl.address import parse_address
 from memdsl.errors import MemDSLParseError
 from memdsl.render import Affordance, Gap, RenderNode, parse_render
 from memdsl.response import RESPONSE_STATUSES, Response, parse_response, serialize_response
+from tests.support.properties import document_property
 from tests.support.render_strategies import PROTOCOL_LOOKING, mutated, responses
 
 HERE = Path(__file__).parent
-PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = document_property()
 
 # One fixture per rule: file stem -> (code, line, column).
 INVALID = {

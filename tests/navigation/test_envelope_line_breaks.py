@@ -7,16 +7,17 @@ line holding U+2028 or a form feed would surface as an unframed line there.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from memdsl import parse_render, serialize_render
 from synapse_server.language.safe_text import LINE_BREAKS
 from synapse_server.navigation.envelope import render_envelope
 from tests.support.engine_builders import node, substrate, view_of
+from tests.support.properties import document_property
 
 BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = document_property()
 ADDRESSES = ("mem:tree:a", "mem:tree:b", "zk:research:c")
 
 

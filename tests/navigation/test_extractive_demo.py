@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,6 @@ from synapse_server.demo import load_questions
 from synapse_server.isolation.turn import navigate_turn
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.workspace.config import load_workspace
-from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import Stores
 
 pytestmark = pytest.mark.both_backends
@@ -21,8 +21,8 @@ ANSWERED = [case for case in load_questions()["questions"] if case["expect"]["ve
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Stores]:
-    root = make_demo(tmp_path_factory.mktemp("extractive") / "demo")
+def demo(indexed_copy: Callable[[str], Path]) -> tuple[Path, Stores]:
+    root = indexed_copy("extractive")
     return root, Stores.load(load_workspace(root))
 
 

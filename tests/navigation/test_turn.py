@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,6 @@ from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.surfaces import NavigateResult
 from synapse_server.workspace.config import load_workspace
-from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import SourceFailure, Stores
 from tests.support.fake_model import FakeModel
 
@@ -31,8 +31,8 @@ OUTDATED_ADDRESS = "mem:tree:deci-e17103e8"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_demo(tmp_path_factory.mktemp("turn") / "demo")
+def demo(indexed_copy: Callable[[str], Path]) -> Path:
+    return indexed_copy("turn")
 
 
 @pytest.fixture(scope="module")

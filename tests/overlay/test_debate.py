@@ -19,8 +19,6 @@ from synapse_server.overlay.model import Link, Overlay, Relation
 from synapse_server.workspace.config import Workspace, load_workspace
 from synapse_server.workspace.stores import Stores
 
-pytestmark = pytest.mark.both_backends
-
 
 def _link(practice: str, canon: str, relation: Relation, confidence: float = 0.8) -> Link:
     return Link(
@@ -149,6 +147,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> tuple[
     return workspace, stores
 
 
+@pytest.mark.both_backends
 def test_demo_debate_folds_practice_into_the_literature_map(demo: tuple[Workspace, Stores]) -> None:
     workspace, stores = demo
     result = run_debate(workspace, stores, None, DebateParams())
@@ -166,6 +165,7 @@ def test_demo_debate_folds_practice_into_the_literature_map(demo: tuple[Workspac
     assert "contested by practice alone" in result.summary
 
 
+@pytest.mark.both_backends
 def test_demo_debate_is_read_only(demo: tuple[Workspace, Stores]) -> None:
     workspace, stores = demo
     before = {p: p.read_bytes() for p in sorted(workspace.root.rglob("*")) if p.is_file() and ".angelo" not in p.parts}
@@ -174,6 +174,7 @@ def test_demo_debate_is_read_only(demo: tuple[Workspace, Stores]) -> None:
     assert after == before
 
 
+@pytest.mark.both_backends
 def test_demo_debate_over_a_missing_overlay_shows_the_literature_map_only(demo: tuple[Workspace, Stores]) -> None:
     workspace, stores = demo
     result = run_debate(workspace, stores, None, DebateParams(kind="generic"))
@@ -183,6 +184,7 @@ def test_demo_debate_over_a_missing_overlay_shows_the_literature_map_only(demo: 
     assert result.practice_contradictions == 0
 
 
+@pytest.mark.both_backends
 def test_the_project_scope_selects_the_maps_shown(demo: tuple[Workspace, Stores]) -> None:
     workspace, stores = demo
     assert [p.project for p in run_debate(workspace, stores, None, DebateParams(projects=["execution"])).debates] == [
@@ -191,6 +193,7 @@ def test_the_project_scope_selects_the_maps_shown(demo: tuple[Workspace, Stores]
     assert run_debate(workspace, stores, None, DebateParams(projects=[])).debates == []
 
 
+@pytest.mark.both_backends
 def test_the_debate_command_prints_the_same_result_as_json(
     demo: tuple[Workspace, Stores], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -25,8 +25,6 @@ from synapse_server.workspace.config import Workspace, load_workspace
 from synapse_server.workspace.stores import Stores
 from tests.support.fake_model import FakeModel
 
-pytestmark = pytest.mark.both_backends
-
 
 @pytest.mark.parametrize(
     ("question", "facets"),
@@ -152,6 +150,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> tuple[
     return workspace, stores, embedder
 
 
+@pytest.mark.both_backends
 def test_demo_facets_are_established_contested_and_thin_with_the_hits_that_make_them(
     demo: tuple[Workspace, Stores, Embedder],
 ) -> None:
@@ -169,12 +168,14 @@ def test_demo_facets_are_established_contested_and_thin_with_the_hits_that_make_
     assert [o.drift for o in result.overlays] == ["fresh", "missing"]
 
 
+@pytest.mark.both_backends
 def test_demo_memory_only_scope_returns_only_practice_hits(demo: tuple[Workspace, Stores, Embedder]) -> None:
     workspace, stores, embedder = demo
     result = run_frame(workspace, stores, embedder, FrameParams(question=QUESTION, projects=[], model="extractive"))
     assert all(h.store == "memory" for facet in result.facets for h in facet.hits)
 
 
+@pytest.mark.both_backends
 def test_demo_model_proposed_facets_replace_the_split(demo: tuple[Workspace, Stores, Embedder]) -> None:
     workspace, stores, embedder = demo
     model = FakeModel("Holdout discipline\nCost model")
@@ -184,6 +185,7 @@ def test_demo_model_proposed_facets_replace_the_split(demo: tuple[Workspace, Sto
     assert QUESTION in model.history[0].text
 
 
+@pytest.mark.both_backends
 def test_demo_an_unusable_model_reply_falls_back_to_the_split_and_says_so(
     demo: tuple[Workspace, Stores, Embedder],
 ) -> None:
@@ -199,6 +201,7 @@ def test_a_blank_question_is_refused() -> None:
         FrameParams(question="   ")
 
 
+@pytest.mark.both_backends
 def test_the_frame_command_prints_each_facet_with_its_status(
     demo: tuple[Workspace, Stores, Embedder], capsys: pytest.CaptureFixture[str]
 ) -> None:

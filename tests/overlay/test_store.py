@@ -23,8 +23,6 @@ from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import Stores
 
-pytestmark = pytest.mark.both_backends
-
 DECISION = "mem:tree:deci-e17103e8"
 CLAIM = "zk:research:20260407-1030-costs-reduce-returns"
 FINDING = "zk:execution:20260502-1015-april-total-cost"

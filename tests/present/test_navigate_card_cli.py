@@ -6,12 +6,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from synapse_server.demo import load_questions
-from synapse_server.workspace.init import make_demo
 
 pytestmark = pytest.mark.both_backends
 
@@ -20,8 +20,8 @@ CASES = {case["id"]: case for case in load_questions()["questions"]}
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_demo(tmp_path_factory.mktemp("card") / "demo")
+def demo(indexed_copy: Callable[[str], Path]) -> Path:
+    return indexed_copy("card")
 
 
 def navigate(*args: str) -> subprocess.CompletedProcess[str]:

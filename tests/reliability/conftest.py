@@ -15,10 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from adapters.index import Embedder
-from synapse_server.workspace.config import load_workspace
-from synapse_server.workspace.init import make_demo
-from synapse_server.workspace.stores import Stores
 from tests.support.reliability_checks import changed_paths, source_digest
 from tests.support.reliability_scale import Scale, full_requested
 
@@ -50,11 +46,9 @@ def _scale_of(item: pytest.Item) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def warm_demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+def warm_demo(indexed_demo: Path) -> Path:
     """A demo workspace with a built index cache, never served: the template every other demo is copied from."""
-    root = make_demo(tmp_path_factory.mktemp("reliability-template") / "demo")
-    Stores.load(load_workspace(root)).open_index(embedder).close()
-    return root
+    return indexed_demo
 
 
 def copy_demo(template: Path, target: Path) -> Path:

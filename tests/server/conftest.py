@@ -7,10 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.index import Embedder
-from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
-from synapse_server.workspace.stores import Stores
 
 
 @pytest.fixture(scope="session")
@@ -25,15 +22,7 @@ def fresh_demo(tmp_path: Path) -> Path:
     return make_demo(tmp_path / "demo")
 
 
-@pytest.fixture(scope="session")
-def indexed_demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
-    """A demo whose index cache is built, never served: the template of :func:`warm_demo`."""
-    root = make_demo(tmp_path_factory.mktemp("indexed") / "demo")
-    Stores.load(load_workspace(root)).open_index(embedder).close()
-    return root
-
-
 @pytest.fixture
 def warm_demo(tmp_path: Path, indexed_demo: Path) -> Path:
-    """A private demo with a warm index cache (git history included), for servers that must start fast."""
+    """A private copy of the session's indexed demo (git history included), for servers that must start fast."""
     return Path(shutil.copytree(indexed_demo, tmp_path / "demo", symlinks=True))
