@@ -12,9 +12,11 @@ Two layouts are understood, and may be mixed in one folder:
 ``doc/adr/0005-use-postgres.md`` becomes ``mem:adr:0005-use-postgres`` (the
 source's ``name`` replaces ``adr``). The body is the file after its title,
 headings kept, so every section is a headed unit. Status maps onto the
-memory vocabulary (accepted, proposed → active; superseded, deprecated →
-superseded; rejected → abandoned) with the ADR's own word kept in
-``meta.adr_status``. Links in the status section become ``supersedes``,
+memory vocabulary (accepted, proposed, partly superseded → active; superseded,
+deprecated → superseded; rejected, reverted → abandoned) with the ADR's own word
+kept in ``meta.adr_status``: a record that is not current keeps its verified
+status and every answer citing it discloses the word
+(:mod:`synapse_server.navigation.supersession`). Links in the status section become ``supersedes``,
 ``superseded-by``, ``amends``, ``amended-by`` (or the link's own verb) edges,
 and each is mirrored on its target. The file itself is the tether: a git pin
 at the last commit that changed it, or a content hash while it has uncommitted
@@ -46,6 +48,8 @@ STATUS_MAP: dict[str, str] = {
     "superseded": "superseded",
     "deprecated": "superseded",
     "rejected": "abandoned",
+    "reverted": "abandoned",
+    "partly superseded": "active",  # still partly in force; the supersession disclosure says which record replaces it
 }
 _INVERSE = {
     "supersedes": "superseded-by",
@@ -251,6 +255,8 @@ def _status_word(text: str | None) -> str | None:
     if not text:
         return None
     word = re.sub(r"[^a-z]", " ", MARKDOWN_LINK.sub(" ", text.lower())).split()
+    if word[:2] == ["partly", "superseded"] or word[:2] == ["partially", "superseded"]:
+        return "partly superseded"
     return word[0] if word else None
 
 

@@ -7,7 +7,9 @@ with the declaration's statement verbatim (``rule``, ``claim``, ``statement``,
 so its force survives into the evidence, then scope, subject, exceptions,
 guard and each evidence quote. Relations (``supersedes``, ``conflicts_with``,
 ``refines``, … — any field whose ids name other declarations) become edges
-with ``_`` written ``-``; ``subject`` links to a declared ``entity``. Every
+with ``_`` written ``-``, and ``supersedes`` / ``superseded_by`` are mirrored
+on their target (so a declaration another one supersedes carries the
+supersession disclosure); ``subject`` links to a declared ``entity``. Every
 declaration of a file shares the file's tether (a git pin when committed
 unchanged, else a content hash). ``.memdsl/proposals/`` is never read:
 proposals are not memory until a person approves them.
@@ -20,6 +22,7 @@ with its line and column), ``duplicate-id`` (error), ``dangling-ref``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +90,7 @@ class MemFilesAdapter:
             node = self._node(decl, shown, tether, decls, diagnostics)
             if node is not None:
                 nodes.append(node)
-        return LoadResult(tuple(sorted(nodes, key=lambda n: n.address)), tuple(diagnostics))
+        return LoadResult(tuple(sorted(_mirrored(nodes), key=lambda n: n.address)), tuple(diagnostics))
 
     def _node(
         self, decl: Declaration, shown: str, tether: Tether, decls: Mapping[str, Any], diags: list[Diagnostic]
@@ -139,6 +142,22 @@ class MemFilesAdapter:
             path=shown,
             line=decl.line,
         )
+
+
+_MIRROR = {"supersedes": "superseded-by", "superseded-by": "supersedes"}
+
+
+def _mirrored(nodes: list[Node]) -> list[Node]:
+    """Each ``supersedes`` edge also as ``superseded-by`` on its target, and the other way round."""
+    extra: dict[str, list[Edge]] = {}
+    for node in nodes:
+        for edge in node.edges:
+            if edge.rel in _MIRROR:
+                extra.setdefault(edge.dst, []).append(Edge(edge.dst, edge.src, _MIRROR[edge.rel]))
+    return [
+        replace(n, edges=tuple(dict.fromkeys((*n.edges, *extra[n.address])))) if n.address in extra else n
+        for n in nodes
+    ]
 
 
 def _body(decl: Declaration, statement: str | None, meta: Mapping[str, Any]) -> str:

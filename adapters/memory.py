@@ -4,12 +4,17 @@ Each entry is YAML front matter plus a Markdown body. Pins become git tethers
 (the grounded channel), runs become run tethers (the measured channel), and
 the tree shape, related entries, citations and pins become typed edges. A
 parent's ``child`` edges are computed across files, so expanding a plan
-reaches its phases without every file listing its children.
+reaches its phases without every file listing its children. ``supersedes:`` and
+``superseded-by:`` (memory ids or addresses) become the same relation edges an
+ADR's status links do, mirrored on the target within the tree, so an entry that
+another one supersedes carries the supersession disclosure even when its own
+front matter says nothing.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +32,23 @@ MEMORY_KINDS = frozenset(
 MEMORY_STATUSES = frozenset({"active", "done", "superseded", "abandoned"})
 _SHA = re.compile(r"[0-9a-f]{4,40}")
 _KNOWN_FIELDS = frozenset(
-    {"id", "kind", "title", "status", "parent", "created", "pins", "runs", "cites", "related", "tags"}
+    {
+        "id",
+        "kind",
+        "title",
+        "status",
+        "parent",
+        "created",
+        "pins",
+        "runs",
+        "cites",
+        "related",
+        "tags",
+        "supersedes",
+        "superseded-by",
+    }
 )
+_SUPERSESSION = {"supersedes": "superseded-by", "superseded-by": "supersedes"}  # a relation and its mirror
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +74,7 @@ class _Entry:
     cites: tuple[str, ...]
     related: tuple[str, ...]
     meta: dict[str, Any]
+    supersession: tuple[tuple[str, str], ...] = ()  # (rel, address): supersedes / superseded-by
 
 
 class MemoryAdapter:
@@ -125,6 +146,9 @@ class MemoryAdapter:
         runs = tuple(_run_id(rec, text) for text in rec.texts("runs"))
         cites = tuple(_address(rec, "cites", text) for text in rec.texts("cites"))
         related = tuple(_mem_ref(rec, "related", text) for text in rec.texts("related"))
+        supersession = tuple(
+            (rel, _mem_ref(rec, rel, text)) for rel in _SUPERSESSION for text in _one_or_many(rec, rel)
+        )
         tags = rec.texts("tags")
         meta: dict[str, Any] = {key: rec.value(key) for key in rec.fields() if key not in _KNOWN_FIELDS}
         meta.update(
@@ -152,6 +176,7 @@ class MemoryAdapter:
             cites=cites,
             related=related,
             meta=meta,
+            supersession=supersession,
         )
 
     def _nodes(self, entries: dict[str, _Entry], diagnostics: list[Diagnostic]) -> tuple[Node, ...]:
@@ -163,10 +188,18 @@ class MemoryAdapter:
                 message = f"parent {entry.parent} is not in the memory tree"
                 diagnostics.append(Diagnostic(entry.path, 1, "dangling-ref", message, "warning", "parent"))
             children.setdefault(entry.parent, []).append(entry.address)
-        nodes = [self._node(entry, sorted(children.get(entry.address, ()))) for entry in entries.values()]
+        mirrored: dict[str, list[Edge]] = {}
+        for entry in entries.values():
+            for rel, dst in entry.supersession:
+                if dst in entries and dst != entry.address:
+                    mirrored.setdefault(dst, []).append(Edge(dst, entry.address, _SUPERSESSION[rel]))
+        nodes = [
+            self._node(entry, sorted(children.get(entry.address, ())), mirrored.get(entry.address, ()))
+            for entry in entries.values()
+        ]
         return tuple(sorted(nodes, key=lambda node: node.address))
 
-    def _node(self, entry: _Entry, children: list[str]) -> Node:
+    def _node(self, entry: _Entry, children: list[str], mirrored: Sequence[Edge] = ()) -> Node:
         src = entry.address
         edges: list[Edge] = []
         if entry.parent is not None:
@@ -174,6 +207,8 @@ class MemoryAdapter:
         edges.extend(Edge(src, child, "child") for child in children)
         edges.extend(Edge(src, dst, "related") for dst in entry.related)
         edges.extend(Edge(src, dst, "cites") for dst in entry.cites)
+        edges.extend(Edge(src, dst, rel) for rel, dst in entry.supersession if dst != src)
+        edges.extend(mirrored)
         edges.extend(Edge(src, make_address("repo", self.code_name, pin.path), "pins") for pin in entry.pins)
         edges.extend(Edge(src, make_address("data", "runs", run), "runs") for run in entry.runs)
         tethers = [Tether(TetherKind.GIT_PIN, pin.path, pin.sha) for pin in entry.pins]
@@ -223,6 +258,14 @@ def _run_id(rec: Record, text: str) -> str:
         return check_id(text)
     except BadAddress as exc:
         raise rec.error("runs", "bad-id", f"run id {text!r}: {exc}") from None
+
+
+def _one_or_many(rec: Record, key: str) -> tuple[str, ...]:
+    """``supersedes: deci-x`` or ``supersedes: [deci-x, deci-y]``: one record replacing one is the common case."""
+    single = rec.value(key) if key in rec.fields() else None
+    if isinstance(single, str):
+        return (rec.text(key) or "",) if single else ()
+    return rec.texts(key)
 
 
 def _mem_ref(rec: Record, key: str, text: str) -> str:
