@@ -34,6 +34,11 @@ class CitationFinding:
     outdated: bool = False
     why: str = ""
     """What the failing tether check found (``quote not found verbatim in …``): names and hashes, never a body."""
+    superseded_by: tuple[str, ...] = ()
+    supersession: str | None = None
+    """The status word of a record that is not current (see :mod:`synapse_server.navigation.supersession`)."""
+    superseded_disclosure: str | None = None
+    """The canonical sentence an answer citing this node must carry; None for a current record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +83,11 @@ class ClaimFinding:
     def contested(self) -> bool:
         return any(c.contested for c in self.citations)
 
+    @property
+    def superseded(self) -> bool:
+        """A cited record is superseded, deprecated, reverted or rejected: the claim stands, with the disclosure."""
+        return any(c.superseded_disclosure is not None for c in self.citations)
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -95,6 +105,9 @@ class Decision:
     version: int
     problems: tuple[str, ...] = ()
     """Per-claim refusals of an abstention: what the repair prompt and the trace show."""
+    superseded: tuple[str, ...] = ()
+    """An answer's supersession disclosures, one per cited record that is not current, in address order: the
+    answer surface, the trace and every card carry them, whatever the answer's own words say."""
 
 
 def ordered_reasons(reasons: set[str] | frozenset[str] | tuple[str, ...]) -> tuple[Reason, ...]:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from adapters.base import Node, TetherCheck, TetherKind
-
 from synapse_server.navigation.supersession import Supersession, disclosure, supersession_of
 
 Status = Literal["grounded", "measured", "inferred"]

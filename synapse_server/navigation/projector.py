@@ -4,7 +4,11 @@ The projector copies, it never writes: answer text is the router-approved
 prose (v2) or conclusion text (legacy v1), status comes only from the
 decision, citations only from the final envelope. Before anything leaves, the
 surfaces are checked against the trusted structures; any disagreement raises
-:class:`IntegrityError`, which the turn turns into an abstention. The trace is
+:class:`IntegrityError`, which the turn turns into an abstention. A cited record
+that is not current (superseded, deprecated, reverted, rejected) puts its
+canonical disclosure on the answer and the trace, exactly as an outdated pin
+does: the disclosures are recomputed from the envelope, never taken from the
+model, and a surface that drops or rewrites one fails closed. The trace is
 checked separately: when only it disagrees it is withheld and the answer stands.
 """
 
@@ -51,6 +55,8 @@ def answer_surface(decision: Decision, view: View, closure: frozenset[str]) -> A
         citations=rows,
         outdated=decision.outdated,
         disclosure=OUTDATED_DISCLOSURE if decision.outdated else None,
+        superseded=bool(decision.superseded),
+        superseded_disclosures=list(decision.superseded),
     )
     check_answer(surface, decision, view, closure)
     return surface
@@ -84,6 +90,8 @@ def check_answer(surface: AnswerSurface, decision: Decision, view: View, closure
             raise IntegrityError("a citation's title or store differs from its node")
         if row.quotes != _quotes(row.address, row.claim_ids, decision):
             raise IntegrityError("a citation quotes more than the sentences its claims restate verbatim")
+        if row.superseded_by != list(facts.superseded_by) or row.supersession != facts.supersession:
+            raise IntegrityError("a citation's supersession differs from the envelope")
     relied = [
         view.epistemics[r.address] for r in surface.citations if any(decision.claims[c].licensed for c in r.claim_ids)
     ]
@@ -93,6 +101,20 @@ def check_answer(surface: AnswerSurface, decision: Decision, view: View, closure
         raise IntegrityError("outdated flag and disclosure disagree")
     if surface.outdated and surface.disclosure != OUTDATED_DISCLOSURE:
         raise IntegrityError("non-canonical outdated disclosure")
+    check_supersession(surface, decision, view)
+
+
+def check_supersession(surface: AnswerSurface, decision: Decision, view: View) -> None:
+    """The answer carries, word for word, the disclosure of every cited record that is not current, and no other."""
+    expected = [
+        disclosure
+        for row in sorted(surface.citations, key=lambda r: r.address)
+        if (disclosure := view.epistemics[row.address].superseded_disclosure) is not None
+    ]
+    if list(decision.superseded) != expected:
+        raise IntegrityError("the decision's supersession disclosures differ from the envelope")
+    if surface.superseded != bool(expected) or surface.superseded_disclosures != expected:
+        raise IntegrityError("a superseded citation without its canonical disclosure")
 
 
 def trace_surface(decision: Decision, view: View, telemetry: Telemetry) -> TraceSurface:
@@ -123,7 +145,7 @@ def trace_surface(decision: Decision, view: View, telemetry: Telemetry) -> Trace
         claims=claims,
         citations=citations,
         assertions=[TraceAssertion(text=t, claim_id=c) for t, c in decision.assertions],
-        disclosures=[OUTDATED_DISCLOSURE] if decision.outdated else [],
+        disclosures=([OUTDATED_DISCLOSURE] if decision.outdated else []) + list(decision.superseded),
         abstention=abstention,
         telemetry=telemetry,
     )
@@ -144,6 +166,8 @@ def check_trace(trace: TraceSurface, decision: Decision) -> None:
         raise IntegrityError("trace assertion bound to an unknown claim")
     if trace.verdict != decision.verdict or trace.status != decision.status:
         raise IntegrityError("trace verdict differs from the decision")
+    if any(d not in trace.disclosures for d in decision.superseded):
+        raise IntegrityError("the trace drops a supersession disclosure")
 
 
 def _relied_on(cid: str, decision: Decision) -> Iterable[str]:
@@ -167,6 +191,8 @@ def _answer_citation(address: str, claim_ids: list[str], view: View, decision: D
         title=view.graph.nodes[address].title,
         store=_store(address),
         quotes=_quotes(address, claim_ids, decision),
+        superseded_by=list(facts.superseded_by),
+        supersession=facts.supersession,
     )
 
 
@@ -195,6 +221,7 @@ def claim_flags(finding: ClaimFinding) -> Flags:
         extrapolation=finding.extrapolation,
         contested=finding.contested,
         outdated=finding.outdated,
+        superseded=finding.superseded,
     )
 
 
@@ -218,7 +245,16 @@ def _node_flags(address: str, view: View) -> Flags:
         refuted="refuted" in facts.taints,
         contested="contested" in facts.taints,
         outdated=facts.outdated,
+        superseded=facts.superseded,
     )
 
 
-__all__ = ["IntegrityError", "answer_surface", "check_answer", "check_trace", "trace_surface", "weakest"]
+__all__ = [
+    "IntegrityError",
+    "answer_surface",
+    "check_answer",
+    "check_supersession",
+    "check_trace",
+    "trace_surface",
+    "weakest",
+]

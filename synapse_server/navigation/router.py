@@ -86,6 +86,7 @@ def route(answer: Answer, view: View, version: int) -> Decision:
             assertions=assertions,
             answer_text=answer_text,
             version=version,
+            superseded=superseded_disclosures(closure, findings),
         )
     ordered = ordered_reasons(frozenset(reasons)) or ("low-coverage",)
     problems = _problems(closure, findings, unbound, markup) + tuple(joins)
@@ -102,6 +103,21 @@ def route(answer: Answer, view: View, version: int) -> Decision:
         version=version,
         problems=problems,
     )
+
+
+def superseded_disclosures(closure: frozenset[str], findings: Mapping[str, ClaimFinding]) -> tuple[str, ...]:
+    """The disclosure of every record the closure cites that is not current, in address order.
+
+    Every cited record counts, licensing or not: an answer that names a superseded ADR among its citations
+    must say so, whatever its prose says.
+    """
+    found = {
+        c.address: c.superseded_disclosure
+        for cid in closure
+        for c in findings[cid].citations
+        if c.address is not None and c.superseded_disclosure is not None
+    }
+    return tuple(found[address] for address in sorted(found))
 
 
 def model_abstention(abstention: Abstention, view: View | None = None) -> Decision:
@@ -269,6 +285,9 @@ def _cite(ref: str, view: View) -> CitationFinding:
         contested="contested" in taints,
         outdated=facts.outdated,
         why=failing,
+        superseded_by=facts.superseded_by,
+        supersession=facts.supersession,
+        superseded_disclosure=facts.superseded_disclosure,
     )
 
 

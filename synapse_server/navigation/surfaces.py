@@ -47,6 +47,10 @@ class AnswerCitation(_Surface):
     title: str = ""
     store: str = ""
     quotes: list[str] = []
+    superseded_by: list[str] = []
+    """The records that replace this one (addresses ``get`` opens); empty for a current record."""
+    supersession: str | None = None
+    """The status word of a record that is not current (``superseded``, ``deprecated``, ``reverted`` …)."""
 
 
 class AnswerSurface(_Surface):
@@ -59,6 +63,11 @@ class AnswerSurface(_Surface):
     citations: list[AnswerCitation]
     outdated: bool
     disclosure: str | None
+    superseded: bool = False
+    """A cited record is superseded, deprecated, reverted or rejected; it keeps its status."""
+    superseded_disclosures: list[str] = []
+    """One canonical sentence per cited record that is not current (``<address> is superseded by <address>
+    (status: superseded)``): mandatory whenever ``superseded``, exactly as ``disclosure`` is for ``outdated``."""
 
 
 class Flags(_Surface):
@@ -71,6 +80,7 @@ class Flags(_Surface):
     extrapolation: bool = False
     contested: bool = False
     outdated: bool = False
+    superseded: bool = False
 
 
 FLAG_NAMES: tuple[str, ...] = tuple(Flags.model_fields)
@@ -148,6 +158,8 @@ class NavigateResult(_Surface):
     tokens_spent: int
     loop_break: str
     model: ModelInfo
+    superseded: bool = False
+    """The answer cites a record that is not current; ``answer_surface.superseded_disclosures`` says which."""
 
 
 def failure_result(halted_reason: HaltedReason, detail: str, model: ModelInfo) -> NavigateResult:

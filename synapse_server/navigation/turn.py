@@ -139,6 +139,7 @@ def project(outcome: LoopOutcome, model: ModelInfo) -> NavigateResult:
         halted_reason="answer",
         conclusion=decision.conclusion,
         outdated=decision.outdated,
+        superseded=surface.superseded,
         detail=decision.detail,
         answer_surface=surface,
         trace_surface=trace,

@@ -34,6 +34,7 @@ def test_a_flag_on_any_citation_is_a_flag_on_the_claim() -> None:
         "extrapolation": True,
         "contested": True,
         "outdated": True,
+        "superseded": False,
     }
 
 

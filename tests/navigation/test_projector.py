@@ -81,6 +81,8 @@ def test_answer_surface_copies_status_conclusion_premises_and_grouped_citations(
                 "title": "Cost model",
                 "store": "mem",
                 "quotes": ["Transaction costs increased from 5 bps to 8 bps."],
+                "superseded_by": [],
+                "supersession": None,
             },
             {
                 "address": SHARPE,
@@ -90,10 +92,14 @@ def test_answer_surface_copies_status_conclusion_premises_and_grouped_citations(
                 "title": "Sharpe after costs",
                 "store": "mem",
                 "quotes": ["Sharpe decreased from 1.4 to 1.1."],
+                "superseded_by": [],
+                "supersession": None,
             },
         ],
         "outdated": False,
         "disclosure": None,
+        "superseded": False,
+        "superseded_disclosures": [],
     }
 
 

@@ -84,7 +84,10 @@ def test_the_outdated_answer_cites_the_outdated_pin_with_the_canonical_disclosur
     assert result.answer_surface is not None and result.trace_surface is not None
     assert QUESTIONS["disclosure"] == OUTDATED_DISCLOSURE
     assert [(c.address, c.outdated) for c in result.answer_surface.citations] == [(OUTDATED_ADDRESS, True)]
-    assert result.trace_surface.disclosures == [OUTDATED_DISCLOSURE]
+    # the demo's cost decision is also marked superseded: the trace carries both disclosures, outdated first
+    superseded = f"{OUTDATED_ADDRESS} is not current (status: superseded)"
+    assert result.trace_surface.disclosures == [OUTDATED_DISCLOSURE, superseded]
+    assert result.answer_surface.superseded_disclosures == [superseded]
 
 
 def test_the_same_request_twice_gives_byte_identical_json(demo: Path, embedder: Embedder) -> None:
