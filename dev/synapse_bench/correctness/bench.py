@@ -10,20 +10,31 @@ Every case runs one real navigate turn (the product's ``navigate_turn``, the
 
 ``--check`` exits 1 when any answer is wrong or fewer than ``TARGET`` of the
 answerable questions are answered correctly. A test runs it in CI.
+
+``--set foreign`` runs the second set instead (or beside it, the default ``all``):
+adopted public repositories graded correct / wrong / miss per repository
+(``foreign_bench.py``); ``--write-report`` rewrites its section of REPORT.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from dev.synapse_bench.canonical.cli import quiet_logs
 from dev.synapse_bench.correctness.fixtures import Case, Fixtures, build_workspace, load_fixtures
+from dev.synapse_bench.correctness.foreign import load_foreign
+from dev.synapse_bench.correctness.foreign_bench import TARGET as FOREIGN_TARGET
+from dev.synapse_bench.correctness.foreign_bench import print_foreign, run_foreign
+from dev.synapse_bench.correctness.foreign_bench import section as foreign_section
+from dev.synapse_bench.correctness.foreign_bench import table as foreign_table
+from dev.synapse_bench.correctness.foreign_bench import write_report as write_foreign_report
 from synapse_server.isolation.turn import navigate_turn
 from synapse_server.language.text import normalise_words
 from synapse_server.navigation.extractive import ExtractiveModel
@@ -114,13 +125,13 @@ def run(fixtures: Fixtures, root: Path, embedder: TextEncoder) -> Report:
     return report
 
 
-def print_report(report: Report, out: object = None) -> None:
+def print_report(report: Report, out: TextIO | None = None) -> None:
     stream = out or sys.stdout
     for case in report.cases:
         shown = case.answer if case.answer is not None else ", ".join(case.reasons) or case.verdict
-        print(f"{case.grade:<10} {case.kind:<14} {case.case_id:<30} {shown}", file=stream)  # type: ignore[call-overload]
+        print(f"{case.grade:<10} {case.kind:<14} {case.case_id:<30} {shown}", file=stream)
     answerable = report.answerable
-    print(  # type: ignore[call-overload]
+    print(
         f"\nanswerable {answerable}: correct {report.count('correct', answerable=True)}, "
         f"partial {report.count('partial', answerable=True)}, wrong {report.count('wrong', answerable=True)}, "
         f"abstained {report.count('abstained', answerable=True)}; correct share {report.correct_share:.0%} "
@@ -135,29 +146,57 @@ def print_report(report: Report, out: object = None) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dev.synapse_bench correctness",
-        description="Grade the offline navigator's answers on decision records: correct, partial, wrong, abstained.",
+        description="Grade the offline navigator's answers: on the fictional decision records (tessera: correct, "
+        "partial, wrong, abstained) and on adopted public repositories (foreign: correct, wrong, miss per repository).",
     )
-    parser.add_argument("--workdir", type=Path, default=None, help="build the fixture workspace here (default: temp)")
+    parser.add_argument("--workdir", type=Path, default=None, help="build the fixture workspaces here (default: temp)")
+    parser.add_argument("--set", choices=("tessera", "foreign", "all"), default="all", help="which set to run")
     parser.add_argument("--json", action="store_true", help="print every graded case and the totals as JSON")
     parser.add_argument(
         "--check",
         action="store_true",
-        help=f"exit 1 on any wrong answer or under {TARGET:.0%} correct".replace("%", "%%"),
+        help=f"exit 1 on any wrong answer or under {TARGET:.0%} (tessera) / {FOREIGN_TARGET:.0%} (foreign) "
+        "correct".replace("%", "%%"),
+    )
+    parser.add_argument(
+        "--write-report",
+        action="store_true",
+        help="rewrite the foreign set's section of REPORT.md (needs --set foreign or all)",
     )
     args = parser.parse_args(argv)
     quiet_logs()
-    fixtures = load_fixtures()
+    passed = True
+    payload: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="synapse-correctness-") as scratch:
-        root = (args.workdir or Path(scratch)) / "tessera"
-        if root.exists():
-            raise SystemExit(f"{root} exists; pass an empty --workdir")
-        build_workspace(root, fixtures)
-        report = run(fixtures, root, make_embedder(load_workspace(root)))
+        workdir = args.workdir or Path(scratch)
+        if args.set in ("tessera", "all"):
+            fixtures = load_fixtures()
+            root = workdir / "tessera"
+            if root.exists():
+                raise SystemExit(f"{root} exists; pass an empty --workdir")
+            build_workspace(root, fixtures)
+            report = run(fixtures, root, make_embedder(load_workspace(root)))
+            passed = passed and report.passed
+            totals = {grade: report.count(grade) for grade in ("correct", "partial", "wrong", "abstained")}
+            payload["tessera"] = {"cases": [asdict(case) for case in report.cases], "totals": totals,
+                                  "correct_share": report.correct_share, "target": TARGET, "passed": report.passed}  # fmt: skip
+            if not args.json:
+                print_report(report)
+        if args.set in ("foreign", "all"):
+            foreign = load_foreign()
+            if (workdir / "foreign").exists():
+                raise SystemExit(f"{workdir / 'foreign'} exists; pass an empty --workdir")
+            found = run_foreign(foreign, workdir / "foreign")
+            passed = passed and found.passed
+            payload["foreign"] = {"cases": [asdict(o) for o in found.outcomes], "table": foreign_table(found),
+                                  "correct_share": found.correct_share, "target": FOREIGN_TARGET, "passed": found.passed}  # fmt: skip
+            if not args.json:
+                print("\n# Foreign material (adopted public repositories)\n")
+                print_foreign(found)
+            if args.write_report:
+                sources = {f.name: f"{f.source.style}; {f.source.repository} ({f.source.licence})" for f in foreign}
+                text = foreign_section(found, sources, datetime.date.today().isoformat())
+                write_foreign_report(Path(__file__).resolve().parents[1] / "REPORT.md", text)
     if args.json:
-        totals = {grade: report.count(grade) for grade in ("correct", "partial", "wrong", "abstained")}
-        payload = {"cases": [asdict(case) for case in report.cases], "totals": totals,
-                   "correct_share": report.correct_share, "target": TARGET, "passed": report.passed}  # fmt: skip
         print(json.dumps(payload, indent=2))
-    else:
-        print_report(report)
-    return 1 if args.check and not report.passed else 0
+    return 1 if args.check and not passed else 0
