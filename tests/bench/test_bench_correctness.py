@@ -189,3 +189,4 @@ def test_the_offline_navigator_publishes_no_wrong_answer_on_the_memdsl_guards(
     assert [o.case_id for o in report.outcomes] == [case.id for case in fixture.cases]
     assert all((o.verdict == "answer") == (o.grade in ("correct", "wrong")) for o in report.outcomes)
     assert [(o.case_id, o.answer) for o in report.outcomes if o.grade == "wrong"] == []
+    assert report.adopted["memdsl-compliance"].startswith("mem `examples/compliance`; lint: ")

@@ -19,6 +19,7 @@ brackets is told apart from the source.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
@@ -29,6 +30,7 @@ from synapse_server.isolation.turn import navigate_turn
 from synapse_server.navigation.extractive import ExtractiveModel
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.lint import lint_workspace
 from synapse_server.workspace.stores import Stores, make_embedder
 
 if TYPE_CHECKING:
@@ -58,6 +60,8 @@ class Outcome:
 @dataclass
 class ForeignReport:
     outcomes: list[Outcome] = field(default_factory=list)
+    adopted: dict[str, str] = field(default_factory=dict)
+    """Per repository: what ``init --adopt`` configured and what ``synapse lint`` says about it."""
 
     def count(self, grade: Grade, repository: str | None = None, *, answerable: bool | None = None) -> int:
         return sum(
@@ -124,9 +128,21 @@ def run_foreign(fixtures: tuple[Fixture, ...], workdir: Path, embedder: TextEnco
     report = ForeignReport()
     for fixture in fixtures:
         root = build_fixture(fixture, workdir / fixture.name)
+        report.adopted[fixture.name] = adoption(root)
         embedder = embedder or make_embedder(load_workspace(root))
         report.outcomes.extend(run_fixture(fixture, root, embedder))
     return report
+
+
+def adoption(root: Path) -> str:
+    """The sources ``init --adopt`` wrote and lint's summary, with its error codes: a source that does not
+    load is a cause of misses the navigator cannot fix, so it is reported beside the figures."""
+    workspace = load_workspace(root)
+    lint = lint_workspace(workspace)
+    sources = ", ".join(f"{source.kind} `{source.path}`" for source in workspace.config.sources) or "none"
+    codes = Counter(d.code for d in lint.diagnostics if d.severity == "error")
+    shown = "; ".join(f"{code} ×{count}" for code, count in sorted(codes.items()))
+    return f"{sources}; lint: {lint.summary}" + (f" ({shown})" if shown else "")
 
 
 def table(report: ForeignReport) -> str:
@@ -153,6 +169,7 @@ def print_foreign(report: ForeignReport, stream: TextIO = sys.stdout) -> None:
     for o in report.outcomes:
         shown = o.answer if o.answer is not None else ", ".join(o.reasons) or o.verdict
         print(f"{o.grade:<9} {o.kind:<13} {o.repository}/{o.case_id:<34} {shown}", file=stream)
+    print("", *[f"{name}: {text}" for name, text in report.adopted.items()], sep="\n", file=stream)
     print("\n" + table(report), file=stream)
     print(
         f"\ncorrect share of answerable {report.correct_share:.0%} (target {TARGET:.0%}); "
@@ -181,9 +198,9 @@ def section(report: ForeignReport, sources: dict[str, str], date: str) -> str:
         f"Answerable questions answered correctly: {report.correct_share:.0%} (bar {TARGET:.0%}); "
         f"wrong answers: **{len(wrong)}** (bar 0).",
         "",
-        "| repository | material |",
-        "|---|---|",
-        *[f"| `{name}` | {text} |" for name, text in sources.items()],
+        "| repository | material | adopted as |",
+        "|---|---|---|",
+        *[f"| `{name}` | {text} | {report.adopted.get(name, '—')} |" for name, text in sources.items()],
     ]
     if wrong:
         lines += ["", "The wrong answers, as published:", ""]
