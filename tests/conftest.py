@@ -39,6 +39,24 @@ def embedder() -> Embedder:
 
 
 @pytest.fixture(scope="session")
+def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo workspace shared by read-only tests (its index cache warms once)."""
+    return make_demo(tmp_path_factory.mktemp("server") / "demo")
+
+
+@pytest.fixture
+def fresh_demo(tmp_path: Path) -> Path:
+    """A private demo workspace for a test that edits it or checks what was written."""
+    return make_demo(tmp_path / "demo")
+
+
+@pytest.fixture
+def warm_demo(tmp_path: Path, indexed_demo: Path) -> Path:
+    """A private copy of the session's indexed demo (git history included), for servers that must start fast."""
+    return Path(shutil.copytree(indexed_demo, tmp_path / "demo", symlinks=True))
+
+
+@pytest.fixture(scope="session")
 def indexed_demo(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, index_backend: str) -> Path:
     """The demo with its index cache built once per session, never served: the template every warm copy is made of.
 

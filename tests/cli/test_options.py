@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from synapse_server.workspace.init import make_demo
+from tests.support import REPOSITORY
 
 SYNAPSE = Path(sys.executable).parent / "synapse"
 
@@ -44,6 +45,6 @@ def test_a_command_outside_any_workspace_is_refused_not_an_empty_all_clear(tmp_p
 
 
 def test_every_workspace_command_shares_one_root_option() -> None:
-    source = Path(__file__).resolve().parents[1] / "synapse_server"
+    source = REPOSITORY / "synapse_server"
     defined = [p for p in source.rglob("*.py") if '"--root", default' in p.read_text(encoding="utf-8")]
     assert [p.name for p in defined] == ["options.py"]

@@ -78,7 +78,7 @@ class Case:
 
 STARTS = {"navigate": ("question",)}
 """Optional in the schema, needed for an ordinary call: a question starts a navigate turn (a host's turn and
-reply continue one; tests/server/test_host_navigation_stdio.py covers those)."""
+reply continue one; tests/mcp/test_host_navigation_stdio.py covers those)."""
 
 
 def served() -> dict[str, ActionSpec]:

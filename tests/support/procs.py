@@ -27,9 +27,7 @@ def processes() -> list[Proc]:
     for process in psutil.process_iter():
         try:
             with process.oneshot():
-                found.append(
-                    Proc(process.pid, process.ppid(), _pgid(process.pid), process.status(), _cmdline(process))
-                )
+                found.append(Proc(process.pid, process.ppid(), _pgid(process.pid), process.status(), _cmdline(process)))
         except (psutil.NoSuchProcess, psutil.AccessDenied, ProcessLookupError):
             continue  # exited while we looked
     return found
@@ -92,4 +90,3 @@ def _cmdline(process: psutil.Process) -> str:
         return " ".join(process.cmdline())
     except psutil.ZombieProcess:
         return ""  # a zombie keeps no command line
-
