@@ -51,12 +51,16 @@ def with_summary(result: NavigateResult) -> NavigateOutput:
 
 
 def summarize(result: NavigateResult) -> str:
+    """One line; an answer citing a superseded record ends with its disclosure, which is never cut."""
     if result.verdict == "answer" and result.model.provider == "extractive":
         return _extractive_summary(result)
     if result.verdict == "answer":
         said = result.answer_surface.text if result.answer_surface is not None else result.conclusion
-        text = f"answer ({result.status}): {said or ''}"
-    elif result.verdict == "abstain" and result.reasons:
+        head, note = f"answer ({result.status}): ", _superseded_note(result)
+        room = max(SUMMARY_CHARS - len(head) - len(note), 20)
+        said = said or ""
+        return head + (said if len(said) <= room else said[: room - 3] + "...") + note
+    if result.verdict == "abstain" and result.reasons:
         text = f"abstained ({', '.join(result.reasons)}): {result.detail}"
     elif result.verdict == "abstain":
         text = f"stopped ({result.halted_reason}): {result.detail}"
@@ -74,6 +78,15 @@ def _extractive_summary(result: NavigateResult) -> str:
     said = (surface.text if surface is not None else result.conclusion) or ""
     sources = ", ".join(citation.address for citation in surface.citations) if surface is not None else ""
     note = f" (quoted from {sources or 'the evidence'}; chosen by the offline navigator by matching the question)"
+    note += _superseded_note(result)
     head = f"answer ({result.status}): "
     room = max(SUMMARY_CHARS - len(head) - len(note), 20)
     return head + (said if len(said) <= room else said[: room - 3] + "...") + note
+
+
+def _superseded_note(result: NavigateResult) -> str:
+    """`` [mem:adr:0002-… is superseded by mem:adr:0005-… (status: superseded)]`` or nothing."""
+    surface = result.answer_surface
+    if surface is None or not surface.superseded_disclosures:
+        return ""
+    return f" [{'; '.join(surface.superseded_disclosures)}]"

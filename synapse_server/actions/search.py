@@ -13,6 +13,13 @@ their own list, ``expansions``, each marked ``expansion: true`` with its
 relation and the hit it came ``via``, in the order of the hits that brought
 them: a neighbour is never mistaken for a search result, and ``hits`` keeps its
 shape and ranks. The overlay's drift comes along in ``overlay``.
+
+Supersession: a hit whose record is superseded, deprecated, reverted or
+rejected says so (``supersession``, the status word, and ``superseded_by``),
+and a superseding record among the hits is ranked right above the highest
+record it replaces (:func:`synapse_server.navigation.supersession.current_first`),
+so a reader meets the current decision first. Only the order changes: no hit is
+added or dropped, and ``score`` stays each hit's own RRF score.
 """
 
 from __future__ import annotations
@@ -23,10 +30,12 @@ from typing import Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from adapters.index.documents import Hit
 from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text
 from synapse_server.actions.deps import Deps
 from synapse_server.names import check_project_names, refuse_unknown_projects
 from synapse_server.navigation.substrate import SEARCH_FAMILIES
+from synapse_server.navigation.supersession import Supersession, current_first, supersession_of
 from synapse_server.overlay.expansion import Expansion, expand_hits
 from synapse_server.overlay.lens import OverlayInfo, open_overlay
 
@@ -70,6 +79,12 @@ class SearchHit(BaseModel):
     semantic_rank: int | None
     similarity: float | None
     relaxed: bool
+    superseded_by: list[str] = Field(
+        default_factory=list, description="the records that replace this one; empty for a current record"
+    )
+    supersession: str | None = Field(
+        None, description="the status word of a record that is not current (superseded, deprecated, reverted …)"
+    )
 
 
 class SearchOutput(ActionOutput):
@@ -99,6 +114,10 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
         overlay = open_overlay(workspace, stores, "generic") if params.expand else None
     with deps.index_lock:  # not the store lock: a stalled database must not hold up get
         found = deps.index().search(params.query, params.limit, families=FAMILIES, projects=projects)
+    superseded = {
+        h.address: s for h in found if h.address in stores.nodes and (s := supersession_of(stores.nodes[h.address]))
+    }
+    found = _current_first(found, superseded)
     hits = [
         SearchHit(
             rank=i,
@@ -114,6 +133,8 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
             semantic_rank=h.semantic_rank,
             similarity=None if h.similarity is None else round(h.similarity, 4),
             relaxed=h.relaxed,
+            superseded_by=list(superseded[h.address].by) if h.address in superseded else [],
+            supersession=superseded[h.address].word if h.address in superseded else None,
         )
         for i, h in enumerate(found, 1)
     ]
@@ -140,6 +161,13 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
 
 async def handle(params: SearchParams, deps: Deps) -> SearchOutput:
     return await anyio.to_thread.run_sync(search, deps, params, abandon_on_cancel=True)
+
+
+def _current_first(found: list[Hit], superseded: dict[str, Supersession]) -> list[Hit]:
+    """The hits with each superseding record lifted right above what it replaces."""
+    by_address = {h.address: h for h in found}
+    order = current_first([h.address for h in found], lambda a: superseded[a].by if a in superseded else ())
+    return [by_address[a] for a in order]
 
 
 def _zk_projects(addresses: Iterable[str]) -> set[str]:

@@ -1,7 +1,9 @@
 """``synapse navigate``'s default output: a card a person can read, built from the public result only.
 
 The card shows the verdict and status, the answer text or the abstention's
-canonical reasons, the outdated disclosure, citations (title, store, status,
+canonical reasons, the outdated disclosure, one line per cited record that is
+not current (``Superseded: <address> is superseded by <address> (status: …)``),
+citations (title, store, status,
 address and, for a verbatim restatement, the sentence quoted) and the model
 that reasoned; ``trace=True`` adds the redacted claim tree from
 ``trace_surface``. Colour is used only when the caller says the stream is a
@@ -40,7 +42,13 @@ def _s(text: str | None) -> str:
 def headline(result: NavigateResult) -> str:
     """``ANSWER · measured``, ``ABSTAINED · stale, low-coverage``, ``STOPPED · budget`` or ``FAILED · timeout``."""
     if result.verdict == "answer":
-        return f"ANSWER · {result.status}" + (" · outdated" if result.outdated else "")
+        surface = result.answer_surface
+        superseded = surface is not None and surface.superseded
+        return (
+            f"ANSWER · {result.status}"
+            + (" · outdated" if result.outdated else "")
+            + (" · superseded" if superseded else "")
+        )
     if result.verdict == "abstain":
         return f"ABSTAINED · {', '.join(result.reasons)}" if result.reasons else f"STOPPED · {result.halted_reason}"
     return f"FAILED · {result.halted_reason}"
@@ -56,6 +64,10 @@ def render_card(result: NavigateResult, *, trace: bool = False, colour: bool = F
         lines += _wrapped(_s(surface.text), wrap)
         if surface.disclosure:
             lines += ["", *_wrapped(paint("Disclosure: ", "yellow") + _s(surface.disclosure), wrap)]
+        if surface.superseded_disclosures:
+            lines.append("")
+            for line in surface.superseded_disclosures:
+                lines += _wrapped(paint("Superseded: ", "yellow") + _s(line), wrap)
         if surface.citations:
             lines += ["", paint("Citations", "bold")]
             for n, cite in enumerate(surface.citations, 1):
@@ -81,7 +93,10 @@ def render_card(result: NavigateResult, *, trace: bool = False, colour: bool = F
 def _citation_lines(n: int, cite: AnswerCitation, paint: _Paint, wrap: int) -> list[str]:
     """``[1] title  store · status; supports c2``, then the address ``get`` opens, then each verbatim quote."""
     note = f"{cite.store} · " if cite.store else ""
-    note += f"{cite.status}{', outdated' if cite.outdated else ''}; supports {', '.join(cite.claim_ids)}"
+    note += f"{cite.status}{', outdated' if cite.outdated else ''}"
+    if cite.supersession is not None:
+        note += f", {cite.supersession}" + (f" by {', '.join(cite.superseded_by)}" if cite.superseded_by else "")
+    note += f"; supports {', '.join(cite.claim_ids)}"
     if not cite.title:
         return [f"  [{n}] {paint(_s(cite.address), 'cyan')}  {paint(_s(note), 'dim')}"]
     lines = [f"  [{n}] {paint(_s(cite.title), 'bold')}  {paint(_s(note), 'dim')}"]
