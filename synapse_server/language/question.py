@@ -20,7 +20,17 @@ deterministic, documented rules (no model):
 - **temporal**: ``current`` ("current", "now", "still", "latest" …), ``past``
   ("originally", "previously", "used to" …) or neither;
 - **quantifiers**: ``only``, ``all``, ``every``, ``always``, ``never``: words
-  that change what is asserted, so the answer must contain them too.
+  that change what is asserted, so the answer must contain them too;
+- **choice**: a what/which question whose verb asks what was chosen
+  ("choose", "pick", "select", "decide", "adopt", "go with" …): only a
+  decision line answers it, never an option that was considered;
+- **about options**: the question asks about the options themselves
+  ("option", "alternative", "considered", "rejected"), so an option may answer;
+- **label**: the stem of the question's first term, the quantity a figure
+  must be labelled with ("What is the *MAE* of the run?");
+- the **predicate verb** of a what/which question with do-support ("What
+  commission does the broker *charge*?") is an optional term: evidence states
+  the value with a copula ("Commission is 3 bps per side.").
 
 :func:`stem` is the one word normaliser of the navigator: the same function
 reads the question and the evidence, so they can only agree or disagree
@@ -58,6 +68,9 @@ class Question:
     negated: bool
     temporal: Literal["current", "past"] | None
     quantifiers: frozenset[str]
+    choice: bool = False
+    about_options: bool = False
+    label: str | None = None
 
 
 def _words(text: str) -> frozenset[str]:
@@ -92,6 +105,12 @@ DISTRIBUTIVE = _words("each every per")
 AUXILIARIES = _words("is are was were am do does did has have had can could will would shall should may might must")
 HOW_MUCH = _words("much many long often far large big high low fast deep old wide")
 QUANTITY_NOUNS = _words("percentage percent share fraction proportion number amount")
+CHOICE_VERBS = _words(
+    """choose chose chosen choosing pick picked select selected decide decided adopt adopted opt opted settle
+    settled"""
+)
+OPTION_WORDS = _words("option options alternative alternatives considered consider rejected reject")
+DO_SUPPORT = _words("do does did")
 _ASKED = {"when": "time", "who": "person", "whom": "person", "whose": "person", "where": "place"}
 
 
@@ -107,15 +126,42 @@ def analyse(question: str) -> Question:
         temporal = "past"
     elif lowered & CURRENT_MARKERS:
         temporal = "current"
+    terms = _terms(words, asked, _predicate_verb(words) if form in ("what", "how-much") else None)
     return Question(
         text=question,
         form=form,
         asked=asked,
-        terms=_terms(words, asked),
+        terms=terms,
         negated=bool(lowered & NEGATIONS),
         temporal=temporal,
         quantifiers=frozenset(lowered & QUANTIFIERS),
+        choice=form == "what" and bool(lowered & CHOICE_VERBS or _has_phrase(words, ("go", "with"))),
+        about_options=bool(lowered & OPTION_WORDS),
+        label=terms[0].stem if terms else None,
     )
+
+
+def _predicate_verb(words: list[str]) -> int | None:
+    """The position of the main verb after do-support ("what commission *does* the broker *charge*"), if any.
+
+    The subject is the first run of content words after ``do``/``does``/``did``; when that run has two or
+    more words its last one is the verb, and when a negation ends it the verb is the word after the negation.
+    """
+    start = next((at for at, word in enumerate(words[:4]) if word in DO_SUPPORT), None)
+    if start is None:
+        return None
+    run: list[int] = []
+    for at in range(start + 1, len(words)):
+        word = words[at]
+        if word in NEGATIONS and run:
+            following = at + 1
+            return following if following < len(words) and _is_content(words[following]) else None
+        if not _is_content(word) or word in FRAME_VERBS:
+            if run:
+                break
+            continue
+        run.append(at)
+    return run[-1] if len(run) >= 2 else None
 
 
 def stems(text: str) -> frozenset[str]:
@@ -175,8 +221,9 @@ def _asked_noun(rest: list[str]) -> str | None:
 _DETERMINERS = _words("the a an our their its this these those each every all any some")
 
 
-def _terms(words: list[str], asked: str | None) -> tuple[Term, ...]:
-    """The content terms in order; measure nouns after a term, distributive phrases and the asked noun are optional.
+def _terms(words: list[str], asked: str | None, verb: int | None = None) -> tuple[Term, ...]:
+    """The content terms in order; measure nouns after a term, distributive phrases, the asked noun and the
+    predicate verb after do-support (position ``verb``) are optional.
 
     The asked noun is optional because an answer names a value of that kind
     without naming the kind: "What date format …" is answered by "YYYY-MM-DD".
@@ -198,7 +245,7 @@ def _terms(words: list[str], asked: str | None) -> tuple[Term, ...]:
                 distributive = False
             continue
         key = stem(word)
-        optional = distributive or (word in MEASURE_NOUNS and previous_content) or key == asked
+        optional = distributive or (word in MEASURE_NOUNS and previous_content) or key == asked or at == verb
         if key not in seen:
             seen.add(key)
             terms.append(Term(key, word, optional))
@@ -209,4 +256,3 @@ def _terms(words: list[str], asked: str | None) -> tuple[Term, ...]:
 def _has_phrase(words: list[str], phrase: tuple[str, ...]) -> bool:
     size = len(phrase)
     return any(tuple(words[at : at + size]) == phrase for at in range(len(words) - size + 1))
-

@@ -23,10 +23,20 @@ answer the question is a wrong choice here. The rules (docs/navigation.md):
    with a head noun ("what date format") a figure or a capitalised name the
    question did not say; every form but yes-no a word the question did not
    already say. A negated question needs a negated unit; a what or how-much
-   question without negation refuses a negated unit; the quantifiers
+   question without negation refuses a negated unit (a negation inside the
+   reason after "because" does not count); the quantifiers
    ``only``/``all``/``every``/``always``/``never`` must occur in the unit.
+   Precision first: a which/what-did-we-choose question needs a decision
+   line (a unit under a Decision heading, or "We will …", "Chosen option: …");
+   a unit under Considered Options answers only a question about the options;
+   a Context or Status unit never answers a current what, how or how-much
+   question; a figure answers a how-much or "what is the X" question only
+   when the label X (the question's first term) is in the unit; a yes-no
+   question needs every required term in the unit itself; and a unit whose
+   content words are all the question's, the title's or its headings' (the
+   topic named back) is never an answer, unless it is a decision line.
 5. Among candidates, the current statement wins: an active document over one
-   whose Status says superseded, then a Decision section (or the body of a
+   whose Status says superseded (or that an envelope gap discloses as superseded), then a Decision section (or the body of a
    decision record) over neutral text over Rationale and Consequences over
    Context, Options and Status, a unit with a past cue ("historically",
    "previously") one step lower. A question about the past ("originally")
@@ -35,6 +45,10 @@ answer the question is a wrong choice here. The rules (docs/navigation.md):
    Decision, then Consequences, and a causal cue over none. Then the rarity-weighted share
    of the question's terms in the unit itself, verified nodes, the earlier
    node, the earlier unit.
+
+A refusal names what was looked for ("no decision line about 'search
+library' in the 3 records read"); it stays in the model's own abstention,
+which the router never copies into the public detail.
 """
 
 from __future__ import annotations
@@ -45,7 +59,15 @@ from dataclasses import dataclass
 
 from memdsl.render import Render, RenderNode
 from synapse_server.language.atoms import Unit, atomic_units
-from synapse_server.language.question import NEGATIONS, Question, analyse, content_stems, stem, stems
+from synapse_server.language.question import (
+    MEASURE_NOUNS,
+    NEGATIONS,
+    Question,
+    analyse,
+    content_stems,
+    stem,
+    stems,
+)
 from synapse_server.language.text import normalise_words
 
 __all__ = ["Choice", "Refusal", "choose"]
@@ -114,6 +136,9 @@ class _Candidate:
     section: str | None
     pool: frozenset[str]
     own: frozenset[str]
+    place: frozenset[str]
+    """Stems of the node's title and the unit's heading path: a unit that says only these and the question's
+    words names the topic without answering."""
 
 
 def choose(question_text: str, render: Render) -> Choice | Refusal:
@@ -128,10 +153,11 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
         return Refusal(f"no rendered evidence mentions {', '.join(repr(word) for word in absent)}")
     weights = {term.stem: _weight(term.stem, documents) for term in question.terms}
     required = _required(question, documents)
+    replaced = _replaced(render)
     best: tuple[tuple[float, ...], Choice] | None = None
     for position, node in enumerate(nodes):
         units = atomic_units(node.body or "")
-        superseded = _superseded(units)
+        superseded = str(node.address) in replaced or _superseded(units)
         for index, candidate in enumerate(_candidates(node, units)):
             if not _eligible(question, required, node, candidate):
                 continue
@@ -144,10 +170,42 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
                 -index,
             )
             if best is None or key > best[0]:
-                best = (key, Choice(node.ref, candidate.unit.text))
+                best = (key, Choice(node.ref, _unquoted(candidate.unit.text.strip())))
     if best is None:
-        return Refusal("no rendered unit states the question's focus in the form it asks for")
+        return Refusal(_looked_for(question, len(nodes)))
     return best[1]
+
+
+_QUOTES = {'"': '"', "\u201c": "\u201d", "'": "'"}
+
+
+def _unquoted(text: str) -> str:
+    """A unit that is one quotation (a quote note's body) restated without its marks: the words are the answer."""
+    close = _QUOTES.get(text[:1])
+    inner = text[1:-1].strip()
+    if close is None or len(text) < 3 or not text.endswith(close) or any(mark in inner for mark in '"\u201c\u201d'):
+        return text
+    return inner
+
+
+def _looked_for(question: Question, records: int) -> str:
+    """Why nothing answers, naming what was looked for: "no decision line about 'search library' in 3 records read"."""
+    if question.choice:
+        wanted = "decision line"
+    elif question.form == "why":
+        wanted = "reason"
+    elif question.form == "how-much":
+        wanted = "figure labelled " + repr(next(t.word for t in question.terms if t.stem == question.label))
+    elif question.form == "yes-no":
+        wanted = "clause affirming or negating it"
+    elif question.form == "what" and question.asked is not None:
+        asked = next((term.word for term in question.terms if term.stem == question.asked), question.asked)
+        wanted = "unit naming the " + asked
+    else:
+        wanted = "unit answering it"
+    about = " ".join(term.word for term in question.terms)
+    read = f"{records} record{'s' if records != 1 else ''}"
+    return f"no {wanted} about {about!r} in the {read} read"
 
 
 _SAFE_TEXT = re.compile(r"^[^\x00-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]+$")
@@ -169,7 +227,7 @@ def _candidates(node: RenderNode, units: tuple[Unit, ...]) -> list[_Candidate]:
             places[unit.headings] = (title | path, _section(unit.headings))
         context, section = places[unit.headings]
         own = stems(text)
-        found.append(_Candidate(unit, section, own | context, own))
+        found.append(_Candidate(unit, section, own | context, own, context))
     return found
 
 
@@ -181,6 +239,16 @@ def _section(headings: tuple[str, ...]) -> str | None:
             if name == key or name.startswith((key + " ", key + ":")):
                 return label
     return None
+
+
+_DISCLOSED = re.compile(r"\bis (?:partly )?superseded by\b|\bis not current \(status: ")
+
+
+def _replaced(render: Render) -> frozenset[str]:
+    """Addresses the envelope marks as not current: a ``superseded`` gap, or a gap carrying the disclosure."""
+    return frozenset(
+        str(gap.address) for gap in render.gaps if gap.token == "superseded" or _DISCLOSED.search(gap.detail)
+    )
 
 
 def _superseded(units: tuple[Unit, ...]) -> bool:
@@ -221,16 +289,29 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
         return False
     section = _class(node, candidate)
     text = candidate.unit.text
-    if question.form == "why" and section not in _WHY_SECTIONS:
+    if question.form == "why" and (section not in _WHY_SECTIONS or _DANGLING.search(text)):
+        return False  # "Chosen option: X, because" whose reasons follow as a list gives no reason itself
+    if section == "options" and not question.about_options:
         return False
-    if not any(key in candidate.own for key in required):
+    if section in ("context", "status", "drivers") and question.form in _VALUE_FORMS and question.temporal != "past":
+        return False
+    if question.form != "why" and _REASON_ONLY.match(text):
+        return False  # "Because …" is a reason, not a value or a way
+    if question.choice and not _decision_line(section, text):
+        return False
+    if not any(key in candidate.own for key in required) and question.asked not in candidate.own:
         carriers = _WHY_CARRIERS | {"decision"} if question.form == "why" else {"decision"}
         if section not in carriers:
             return False
+    if question.form == "yes-no" and not all(key in candidate.own for key in required):
+        return False
     words = set(normalise_words(text))
-    negated = bool(words & NEGATIONS)
+    cause = _CAUSAL.search(text)
+    negated = bool(set(normalise_words(text[: cause.start()] if cause else text)) & NEGATIONS)  # not a reason's "not"
     if question.negated and not negated:
         return False
+    if question.form == "why" and negated and not question.negated and _decision_line(section, text):
+        return False  # the record decided the opposite of what the question presupposes
     if negated and not question.negated and question.form in ("what", "how-much"):
         return False
     if any(quantifier not in words for quantifier in question.quantifiers):
@@ -243,12 +324,37 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
         return True
     if question.form == "how-much" and not _has_figure(words):
         return False
+    if _asks_value(question) and _has_figure(words) and question.label not in candidate.own:
+        return False  # a figure labelled with another quantity
     if question.asked == "time" and not (_has_figure(words) or candidate.own & _TIME_WORDS):
         return False
     if question.form == "what" and question.asked not in _UNNAMED and not _names_value(text, question):
         return False
     said = {stem(word) for word in normalise_words(question.text)}
-    return bool(content_stems(text) - said)
+    if _decision_line(section, text):
+        return bool(content_stems(text) - said)
+    return bool(content_stems(text) - said - candidate.place)
+
+
+_VALUE_FORMS = frozenset({"what", "how-much", "how"})
+"""Forms whose answer is the current state: a Context or Status unit describes the problem or the record."""
+_DECISION_CUE = re.compile(
+    r"\b(?:we will|we'll|we shall|we are going to|we decided|we have decided|we've decided|we chose|we choose|"
+    r"we have chosen|we picked|we selected|we went with|we go with|we adopt|we adopted|we use|chosen option|"
+    r"decided to|decision is|(?:is|was|has been|have been) (?:chosen|selected|adopted|picked))\b",
+    re.I,
+)
+"""A sentence that states a choice, wherever it sits: "We will …", "Chosen option: …", "X was chosen"."""
+_MEASURES = frozenset(stem(word) for word in MEASURE_NOUNS)
+
+
+def _asks_value(question: Question) -> bool:
+    """A how-much question, or "what is the X" (no head noun, or a measure noun): its figure must be labelled X."""
+    if question.label is None:
+        return False
+    return question.form == "how-much" or (
+        question.form == "what" and (question.asked is None or question.asked in _MEASURES)
+    )
 
 
 _UNNAMED = frozenset({None, "time", "place", "person"})
@@ -256,8 +362,24 @@ _UNNAMED = frozenset({None, "time", "place", "person"})
 
 
 def _class(node: RenderNode, candidate: _Candidate) -> str | None:
-    """The unit's section class; the units of a decision record outside any section count as its decision."""
+    """The unit's section class; the units of a decision record outside any section count as its decision,
+    except its metadata lines (``Date: …``, ``Deciders: …``), which count as its status."""
+    if _METADATA.match(candidate.unit.text):
+        return "status"
     return candidate.section or ("decision" if node.type == "decision" and not candidate.unit.headings else None)
+
+
+def _decision_line(section: str | None, text: str) -> bool:
+    """A unit that states what was chosen: under a Decision heading, or a sentence with a choice cue."""
+    return section == "decision" or bool(_DECISION_CUE.search(text))
+
+
+_METADATA = re.compile(
+    r"^\s*(?:status|date|deciders|decision-makers|technical story|consulted|informed|authors?|tags?|proposed by)\s*:",
+    re.I,
+)
+_DANGLING = re.compile(r"\b(?:because|since|so that|due to)\W*$", re.I)
+_REASON_ONLY = re.compile(r"^\W*(?:because|since|so that|due to)\b", re.I)
 
 
 def _names_value(text: str, question: Question) -> bool:
