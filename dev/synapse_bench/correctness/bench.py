@@ -35,6 +35,8 @@ from dev.synapse_bench.correctness.foreign_bench import print_foreign, run_forei
 from dev.synapse_bench.correctness.foreign_bench import section as foreign_section
 from dev.synapse_bench.correctness.foreign_bench import table as foreign_table
 from dev.synapse_bench.correctness.foreign_bench import write_report as write_foreign_report
+from synapse_server.demo.gitreplay import git
+from synapse_server.errors import SynapseError
 from synapse_server.isolation.turn import navigate_turn
 from synapse_server.language.text import normalise_words
 from synapse_server.navigation.extractive import ExtractiveModel
@@ -195,8 +197,19 @@ def main(argv: list[str] | None = None) -> int:
                 print_foreign(found)
             if args.write_report:
                 sources = {f.name: f"{f.source.style}; {f.source.repository} ({f.source.licence})" for f in foreign}
-                text = foreign_section(found, sources, datetime.date.today().isoformat())
+                when = f"{datetime.date.today().isoformat()} at {_revision(Path(__file__).resolve().parents[3])}"
+                text = foreign_section(found, sources, when)
                 write_foreign_report(Path(__file__).resolve().parents[1] / "REPORT.md", text)
     if args.json:
         print(json.dumps(payload, indent=2))
     return 1 if args.check and not passed else 0
+
+
+def _revision(repo: Path) -> str:
+    """Which code was measured: the commit, and whether tracked files had uncommitted changes."""
+    try:
+        sha = git(repo, "rev-parse", "--short", "HEAD")
+        dirty = git(repo, "status", "--porcelain", "--untracked-files=no")
+    except SynapseError:
+        return "a tree outside git"
+    return f"commit {sha}" + (" plus uncommitted changes" if dirty else "")

@@ -178,14 +178,14 @@ def print_foreign(report: ForeignReport, stream: TextIO = sys.stdout) -> None:
     )
 
 
-def section(report: ForeignReport, sources: dict[str, str], date: str) -> str:
+def section(report: ForeignReport, sources: dict[str, str], when: str) -> str:
     """The REPORT.md section, between the markers ``report_sections.SECTIONS`` reserves for it."""
     wrong = [o for o in report.outcomes if o.grade == "wrong"]
     lines = [
         BEGIN,
         "## Correctness on foreign material (correctness/foreign_bench.py, extractive navigator)",
         "",
-        f"Measured {date}. Each repository below is a small verbatim subset of a public repository (licence and "
+        f"Measured {when}. Each repository below is a small verbatim subset of a public repository (licence and "
         "commit in `dev/synapse_bench/correctness/data/foreign/README.md`), committed to a fresh git repository "
         "and adopted with `synapse init --adopt`; every question is one navigate turn with the default offline "
         "`extractive` model. Gold was written from reading the files: **correct** = the published answer holds "
