@@ -18,7 +18,11 @@ A run is ``measured`` only where a recorded digest verifies against bytes:
   sample or the source description, not the bytes) is recorded as a tether
   that cannot be verified, so the run stays ``inferred`` — never guessed.
 
-Runs that record no digest at all carry no tether (``inferred``).
+Every run carries a run tether, the worst of its digests: a run that records
+no digest at all is ``unverifiable`` (``inferred``), and the check says so.
+Metrics, parameters and tags render as one citable line each
+(:mod:`adapters.runs_body`), with a verification line saying which digests
+can be checked.
 Diagnostic codes: ``yaml`` (error: a meta.yaml that cannot be read),
 ``missing-record`` (warning: a run folder without meta.yaml).
 """
@@ -37,6 +41,7 @@ from adapters.base import Diagnostic, Family, LoadResult, Node, Tether, TetherKi
 from adapters.frontmatter import StoreFileError, load_yaml, read_text
 from adapters.ids import BadAddress, make_address
 from adapters.paths import PathEscape, check_relative, display_path, resolve_inside, under
+from adapters.runs_body import MetricHistory, figure_sections, verification_line
 from adapters.source_files import check_folder
 
 RUN_STATUS = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
@@ -116,8 +121,6 @@ class MlflowAdapter:
                 if target is not None:
                     tethers.append(Tether(TetherKind.CONTENT_HASH, target, value.strip().lower()))
         used = self._inputs(run_dir, datasets, tethers)
-        if tethers:
-            tethers.append(Tether(TetherKind.RUN, run_id))
         note = tags.get("mlflow.note.content", "").strip()
         lines = [f"# {experiment} / {run_name}", ""]
         if note:
@@ -127,13 +130,14 @@ class MlflowAdapter:
             lines.append(f"- status: {status}")
         if started:
             lines.append(f"- started: {started}")
-        lines += [f"- param {key}: {value}" for key, value in sorted(params.items())]
-        lines += [f"- metric {key}: {written}" for key, (written, _) in sorted(metrics.items())]
-        lines += [
-            f"- tag {key}: {value}" for key, value in sorted(tags.items()) if not key.startswith(("mlflow.", "sha256/"))
-        ]
         lines += [f"- dataset {d['name']} ({d['context']}): digest {d['digest']}" for d in used]
         lines += [f"- artifact: {path}" for path in artifacts]
+        lines.append(verification_line(tethers))
+        tethers.append(Tether(TetherKind.RUN, run_id))  # its check says why a run without verifiable hashes is inferred
+        shown_tags = {k: v for k, v in sorted(tags.items()) if not k.startswith(("mlflow.", "sha256/"))}
+        lines += figure_sections(
+            {key: history for key, (history, _) in sorted(metrics.items())}, dict(sorted(params.items())), shown_tags
+        )
         shown = display_path(run_dir / "meta.yaml", self.root)
         hashes = [t for t in tethers if t.kind is TetherKind.CONTENT_HASH]
         return Node(
@@ -270,20 +274,35 @@ def _values(folder: Path) -> dict[str, str]:
     return out
 
 
-def _metrics(folder: Path) -> dict[str, tuple[str, float | None]]:
-    """Each metric's last logged value (as written, and as a number) and its step count."""
-    out: dict[str, tuple[str, float | None]] = {}
+def _metrics(folder: Path) -> dict[str, tuple[MetricHistory, float | None]]:
+    """Each metric's latest value (as written, and as a number) with its history's length and step.
+
+    A metric file holds one ``timestamp value step`` line per logged value; the
+    latest is the one MLflow shows for the run: the highest step, then the
+    latest timestamp, then the last line.
+    """
+    out: dict[str, tuple[MetricHistory, float | None]] = {}
     for key, text in _values(folder).items():
         rows = [line.split() for line in text.splitlines() if len(line.split()) >= 2]
         if not rows:
             continue
-        written = rows[-1][1]
+        last = max(enumerate(rows), key=lambda pair: (_integer(pair[1], 2), _integer(pair[1], 0), pair[0]))[1]
+        written = last[1]
         try:
             value: float | None = float(written)
         except ValueError:
             value = None
-        out[key] = (written, value)
+        step = last[2] if len(last) > 2 and last[2].lstrip("-").isdigit() else None
+        out[key] = (MetricHistory(written, len(rows), step), value)
     return out
+
+
+def _integer(row: list[str], index: int) -> int:
+    """A row's timestamp or step as a number; absent or unreadable counts as 0."""
+    try:
+        return int(row[index]) if index < len(row) else 0
+    except ValueError:
+        return 0
 
 
 def _artifacts(folder: Path) -> tuple[str, ...]:

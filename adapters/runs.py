@@ -5,7 +5,8 @@ hashes to the recorded sha256, so each becomes a content-hash tether and the
 run itself carries one run tether. The body is a readable rendering in which
 the ``notes`` text appears verbatim, so a restatement of it can be matched
 against the run exactly; figures are rendered as they were written in the
-YAML (``1.10`` stays ``1.10``).
+YAML (``1.10`` stays ``1.10``), one citable line each under the sections of
+:mod:`adapters.runs_body`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from adapters.base import Diagnostic, Family, LoadResult, Node, Tether, TetherKi
 from adapters.frontmatter import Record, StoreFileError, parse_yaml_record, read_text
 from adapters.ids import BadAddress, check_id, make_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_dirs, resolve_inside, under
+from adapters.runs_body import MetricHistory, figure_sections, verification_line
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _COMMIT = re.compile(r"[0-9a-f]{4,40}")
@@ -108,12 +110,15 @@ def _run_node(rec: Record, dir_name: str) -> Node:
         lines.append(f"- started: {started}")
     if commit:
         lines.append(f"- code commit: {commit}")
-    lines += [f"- param {key}: {text}" for key, (text, _) in params.items()]
-    lines += [f"- metric {key}: {text}" for key, (text, _) in metrics.items()]
     lines += [f"- input: {path}" for path, _ in inputs]
     lines += [f"- output: {path}" for path, _ in outputs]
     tethers = [Tether(TetherKind.CONTENT_HASH, path, sha) for path, sha in inputs + outputs]
+    lines.append(verification_line(tethers))
     tethers.append(Tether(TetherKind.RUN, ident))
+    lines += figure_sections(
+        {key: MetricHistory(text) for key, (text, _) in metrics.items()},
+        {key: text for key, (text, _) in params.items()},
+    )
     return Node(
         address=address,
         type="run",

@@ -3,7 +3,7 @@
 The run's hashes come from the runs store (its content-hash tethers, keyed by
 run id) and each is checked by the injected content-hash resolver; the run's
 finding is the worst component finding. A run id that is not in the store is
-``unresolved``; a run that recorded no hashes proves nothing (``unverifiable``).
+``unresolved``; a run that recorded no hashes proves nothing (``unverifiable``), and the check says so.
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ class RunResolver:
         if hashes is None:
             return TetherCheck(tether, "unresolved", f"run {run} is not in the runs store")
         if not hashes:
-            return TetherCheck(tether, "unverifiable", f"run {run} recorded no input or output hashes")
+            return TetherCheck(
+                tether, "unverifiable", f"run {run} recorded no hash that can be verified, so it stays inferred"
+            )
         checks = [self.content.check(component) for component in hashes]
         bad = worst(checks)
         if bad.state == "ok":

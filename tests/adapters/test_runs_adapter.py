@@ -51,8 +51,8 @@ def test_the_notes_sentence_appears_verbatim_in_the_body(tmp_path: Path) -> None
 
 def test_figures_are_rendered_as_written_and_kept_as_data_in_meta(tmp_path: Path) -> None:
     node = _load(_store(tmp_path))["data:runs:run-042"]
-    assert "- metric sharpe: 1.10" in node.body
-    assert "- param window: [5, 10]" in node.body
+    assert "## Metrics of the run\n\n- sharpe: 1.10" in node.body
+    assert "## Parameters of the run\n\n- costs_bps: 8\n- window: [5, 10]" in node.body
     assert node.meta["metrics"] == {"sharpe": 1.1}
     assert node.meta["params"] == {"costs_bps": 8, "window": [5, 10]}
     assert node.meta["started"] == "2026-06-02T09:00:00Z"

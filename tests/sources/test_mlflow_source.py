@@ -61,9 +61,10 @@ def test_mlflow_short_dataset_digests_cannot_verify_so_the_run_stays_inferred(
     assert _status(root, nodes, ids["dataset"]) == "inferred"
 
 
-def test_a_run_that_recorded_no_digest_has_no_tether_and_deleted_runs_are_left_out(
+def test_a_run_that_recorded_no_digest_has_only_its_run_tether_and_deleted_runs_are_left_out(
     mlruns: tuple[Path, dict[str, str], dict[str, Node]],
 ) -> None:
     root, ids, nodes = mlruns
-    assert nodes[ids["plain"]].tethers == () and _status(root, nodes, ids["plain"]) == "inferred"
+    assert [t.kind for t in nodes[ids["plain"]].tethers] == [TetherKind.RUN]
+    assert _status(root, nodes, ids["plain"]) == "inferred"
     assert ids["deleted"] not in nodes
