@@ -146,6 +146,8 @@ def assemble(
 ) -> View:
     """The pre-loop view: seeds plus ``budgets.hops`` breadth-first rings, at most ``assembly_cap`` nodes."""
     seeds = [a for a in seed_addresses(question, search, budgets, lean=lean) if a in substrate.graph.nodes]
+    if lean:
+        seeds = with_successors(seeds, substrate)
     view = View(graph=substrate.graph, epistemics={}, refs={}, order=(), missing=tuple(failures), alias_duplicates=lean)
     view = admit(view, substrate, seeds[: budgets.assembly_cap])
     view = replace(view, focus=tuple(view.order[:3]))
@@ -163,6 +165,17 @@ def assemble(
         view = replace(admit(view, substrate, ring), depth=view.depth + 1)
         frontier = ring
     return view
+
+
+def with_successors(seeds: Sequence[str], substrate: Substrate) -> list[str]:
+    """Each seed followed by the records that supersede it: a navigator shown a superseded record must also be
+    shown what replaced it, or it can only answer from the old one (the node cap still bounds the whole)."""
+    ordered: list[str] = []
+    for address in seeds:
+        for candidate in (address, *substrate.epistemics(address).superseded_by):
+            if candidate in substrate.graph.nodes and candidate not in ordered:
+                ordered.append(candidate)
+    return ordered
 
 
 def ring_of(view: View, frontier: Sequence[str]) -> list[str]:

@@ -215,3 +215,16 @@ def test_fused_search_seeds_stay_within_the_node_cap() -> None:
 def test_the_earlier_assembly_does_not_consult_the_fused_ranking() -> None:
     search = RankedSearch({"memory": [M1], "fused": [M2]})
     assert seed_addresses("q", search, budgets(assembly_cap=10, hops=0), lean=False) == [M1]
+
+
+def test_a_superseded_seed_brings_the_record_that_replaces_it_into_the_envelope() -> None:
+    from synapse_server.navigation.supersession import SUPERSEDED_BY
+
+    old, new = "mem:adr:0001-mysql", "mem:adr:0002-postgres"
+    world = substrate(
+        [node(old, "We will use MySQL.", links=[new], rel=SUPERSEDED_BY), node(new, "We will use Postgres."), node(M2, "x")]
+    )
+    view = assemble("q", world, RankedSearch({"memory": [old, M2]}), budgets(assembly_cap=10, hops=0))
+    assert view.order[:2] == (old, new), "the successor follows the record it replaces"
+    capped = assemble("q", world, RankedSearch({"memory": [old, M2]}), budgets(assembly_cap=1, hops=0))
+    assert capped.order == (old,), "the node cap still bounds the envelope"
