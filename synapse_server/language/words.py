@@ -249,6 +249,7 @@ def stem(word: str) -> str:
         word = word[:-1]
     return word
 
+
 def same_meaning(a: str, b: str) -> bool:
     """Whether two stems share one sense of the closed table (never across directions)."""
     if a == b:
@@ -260,6 +261,7 @@ def same_meaning(a: str, b: str) -> bool:
 def _senses(term: str) -> frozenset[str]:
     """The senses of the closed table a stem belongs to (the table is keyed by dictionary forms)."""
     return frozenset(sense for word, groups in _GROUPS.items() if stem(word) == term for sense in groups)
+
 
 def direction(term: str) -> str | None:
     """``up`` or ``down`` for a direction word's stem, else None."""

@@ -193,7 +193,8 @@ def _joiner(token: Token) -> bool:
 def _align_once(claim: Sequence[Token], clause: Sequence[Token], frame: Frame) -> Alignment:
     adds = _claim_insertions(claim, clause, frame)
     drops = [
-        (0, "article") if t.text.casefold() in ARTICLES else (0, "free") if t.cls == "free" else (1, "restricting") for t in clause
+        (0, "article") if t.text.casefold() in ARTICLES else (0, "free") if t.cls == "free" else (1, "restricting")
+        for t in clause
     ]
     n, m = len(claim), len(clause)
     inf = (10**6, 10**6)

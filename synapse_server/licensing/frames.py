@@ -25,7 +25,8 @@ _NEGATIVE_WORDS = frozenset(
     "prohibited forbidden unsupported unavailable".split()
 )
 _REQUIREMENT_WORDS = frozenset(
-    stem(w) for w in "ensure ensures required requirement requirements must mandatory prerequisites criteria qualify eligibility "
+    stem(w)
+    for w in "ensure ensures required requirement requirements must mandatory prerequisites criteria qualify eligibility "
     "conditions".split()
 )
 FRAME_MODALS = frozenset({"must", "required", "require", "need"})

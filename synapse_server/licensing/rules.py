@@ -150,7 +150,7 @@ REGISTRY: tuple[Rule, ...] = (
             "Sharpe fell from 1.4 to 1.1 after costs rose to 8 bps.",
             "Sharpe decreased from 1.4 to 1.1 after costs rose to 8 bps.",
             "Sharpe increased from 1.4 to 1.1 after costs rose to 8 bps.",
-            "c1: direction: direction \"increased\" is not the cited clause's direction at that place (n1)",
+            'c1: direction: direction "increased" is not the cited clause\'s direction at that place (n1)',
         ),
     ),
     Rule(
@@ -161,7 +161,7 @@ REGISTRY: tuple[Rule, ...] = (
             "Withdrawals of up to $500 a day are free.",
             "Withdrawals of up to $500 a day are free.",
             "Withdrawals of more than $500 a day are free.",
-            "c1: bound: bound \"more than\" is not the cited clause's comparison at that place (n1)",
+            'c1: bound: bound "more than" is not the cited clause\'s comparison at that place (n1)',
         ),
     ),
     Rule(

@@ -121,7 +121,9 @@ def _row_clauses(title: str, unit: Unit, cells: Sequence[str], header: Sequence[
             continue
         named = header[column] if column < len(header) else ""
         context = (*unit.headings, header[0] if header else "", named)
-        clauses.append(FramedClause(f"{label} {cell}".strip(), tuple(c for c in context if c), frame_of((title, *context))))
+        clauses.append(
+            FramedClause(f"{label} {cell}".strip(), tuple(c for c in context if c), frame_of((title, *context)))
+        )
     return clauses
 
 

@@ -43,7 +43,9 @@ def _text(result: ConnectionsResult) -> str:
         other = link.canon if result.role == "practice" else link.practice
         weight = f"priority {link.priority:.2f}, " if link.priority is not None else ""
         basis = _BASIS_SHOWN[link.evidence()]
-        lines.append(f"  {link.relation:<13} {other}  ({weight}confidence {link.confidence:.2f}, {basis}, {link.typer})")
+        lines.append(
+            f"  {link.relation:<13} {other}  ({weight}confidence {link.confidence:.2f}, {basis}, {link.typer})"
+        )
         lines.append(f"                {link.rationale}")
     if not result.edges:
         lines.append("  no edges")
