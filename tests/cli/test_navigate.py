@@ -34,6 +34,7 @@ PUBLIC_KEYS = {
     "tokens_spent",
     "loop_break",
     "model",
+    "superseded",
 }
 ANSWER_KEYS = {
     "version",
@@ -45,6 +46,8 @@ ANSWER_KEYS = {
     "citations",
     "outdated",
     "disclosure",
+    "superseded",
+    "superseded_disclosures",
 }
 
 
