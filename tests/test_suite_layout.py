@@ -54,3 +54,14 @@ def test_the_ci_profile_is_the_default_and_an_unknown_one_is_refused() -> None:
             load_profile({"HYPOTHESIS_PROFILE": "fast"})
     finally:
         load_profile()
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    """Shared pieces live in tests.support; a test module imported by another would run its tests twice."""
+    other = re.compile(r"^\s*(?:from|import) tests\.(?!support\b)[\w.]*\btest_\w+", re.M)
+    offenders = [
+        str(path.relative_to(REPOSITORY))
+        for path in TESTS.rglob("*.py")
+        if other.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not offenders

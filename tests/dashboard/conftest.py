@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +21,7 @@ from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.dashboard import DashboardConfig, build_app
 from synapse_server.mcp.dispatch import Dispatcher
 from synapse_server.workspace.init import make_demo
+from tests.support.browser import SYNAPSE
 from tests.support.dashboard import BASE, TOKEN
 
 Client = Callable[..., Any]
@@ -61,3 +66,47 @@ def open_dashboard(embedder: Embedder) -> Callable[..., Any]:
             yield client
 
     return opened
+
+
+@pytest.fixture
+def dashboard_url(demo: Path) -> Iterator[str]:
+    """The real ``synapse dashboard`` on a free port; yields the URL it printed (token included)."""
+    process = subprocess.Popen(
+        [str(SYNAPSE), "dashboard", "--root", str(demo), "--port", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    drain: threading.Thread | None = None
+    try:
+        assert process.stderr is not None
+        url = None
+        for line in process.stderr:
+            found = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=\S+)", line)
+            if found:
+                url = found.group(1)
+            if "Application startup complete" in line:
+                break
+        assert url is not None, "the dashboard printed no URL"
+        drain = threading.Thread(target=process.stderr.read, daemon=True)  # the access log must not fill the pipe
+        drain.start()
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if drain is not None:
+            drain.join(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Iterator[list[Path]]:
+    taken: list[Path] = []
+    yield taken
+    keep = os.environ.get("SYNAPSE_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for shot in taken:
+            shutil.copy(shot, Path(keep) / shot.name)

@@ -9,13 +9,6 @@ how the pictures in docs/dashboard.md are made).
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
-import subprocess
-import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -24,81 +17,10 @@ import anyio
 import pytest
 
 from synapse_server.actions.deps import Deps, ServerSettings
-from synapse_server.demo import load_questions
 from synapse_server.mcp.dispatch import Dispatcher
+from tests.support.browser import ANSWERED, CHROMIUM, CHROMIUM_FLAGS, NO_CHROMIUM, WAIT_MS
 
-SYNAPSE = Path(sys.executable).parent / "synapse"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-CASES = {case["id"]: case for case in load_questions()["questions"]}
-ANSWERED = CASES["sharpe-after-cost-increase"]
-WAIT_MS = 180_000
-
-
-def chromium() -> str | None:
-    """The system Chromium: ``$SYNAPSE_CHROMIUM``, else ``chromium`` or ``chromium-browser`` on the PATH."""
-    named = os.environ.get("SYNAPSE_CHROMIUM")
-    if named:
-        return named if Path(named).is_file() else None
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-CHROMIUM = chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no system Chromium found (install Debian's: apt-get install -y chromium)"
-)
-
-
-@pytest.fixture
-def dashboard_url(demo: Path) -> Iterator[str]:
-    """The real ``synapse dashboard`` on a free port; yields the URL it printed (token included)."""
-    process = subprocess.Popen(
-        [str(SYNAPSE), "dashboard", "--root", str(demo), "--port", "0"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
-    drain: threading.Thread | None = None
-    try:
-        assert process.stderr is not None
-        url = None
-        for line in process.stderr:
-            found = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=\S+)", line)
-            if found:
-                url = found.group(1)
-            if "Application startup complete" in line:
-                break
-        assert url is not None, "the dashboard printed no URL"
-        drain = threading.Thread(target=process.stderr.read, daemon=True)  # the access log must not fill the pipe
-        drain.start()
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        if drain is not None:
-            drain.join(timeout=30)
-        if process.stderr is not None:
-            process.stderr.close()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Iterator[list[Path]]:
-    taken: list[Path] = []
-    yield taken
-    keep = os.environ.get("SYNAPSE_SCREENSHOTS")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        for shot in taken:
-            shutil.copy(shot, Path(keep) / shot.name)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 def brief_cell(root: Path, embedder: Any) -> str:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.dashboard.test_browser import ANSWERED, CHROMIUM, CHROMIUM_FLAGS, WAIT_MS
 from tests.support import SUPPORT
+from tests.support.browser import ANSWERED, CHROMIUM, CHROMIUM_FLAGS, WAIT_MS
 from tests.support.live_dashboard import live_dashboard
 
 STEPPED = SUPPORT / "stepped_model.py"

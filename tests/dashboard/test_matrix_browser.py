@@ -11,10 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.dashboard import test_browser as browser_tests
+from tests.support import browser as browser_tests
 
-dashboard_url = browser_tests.dashboard_url
-shots = browser_tests.shots
 pytestmark = pytest.mark.skipif(browser_tests.CHROMIUM is None, reason="no system Chromium found")
 
 WIDTH, HEIGHT = 1280, 860

@@ -13,7 +13,7 @@ from synapse_server.errors import PathOutsideWorkspace
 from synapse_server.overlay.store import write_overlay
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
-from tests.overlay.test_store import _signed
+from tests.support.overlays import signed as _signed
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from synapse_server.errors import PathOutsideWorkspace, WriteRefused
-from synapse_server.overlay.model import Link, Overlay, OverlayKind
+from synapse_server.overlay.model import Link, Overlay
 from synapse_server.overlay.signature import overlay_signature, signature_nodes
 from synapse_server.overlay.store import (
     embedding_identity,
@@ -22,10 +22,9 @@ from synapse_server.overlay.store import (
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.init import make_demo
 from synapse_server.workspace.stores import Stores
-
-DECISION = "mem:tree:deci-e17103e8"
-CLAIM = "zk:research:20260407-1030-costs-reduce-returns"
-FINDING = "zk:execution:20260502-1015-april-total-cost"
+from tests.support.overlays import CLAIM, DECISION, FINDING
+from tests.support.overlays import link as _link
+from tests.support.overlays import signed as _signed
 
 
 @pytest.fixture(scope="module")
@@ -37,36 +36,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def workspace(demo: Path, tmp_path: Path) -> Path:
     """A private copy of the demo, so a test may edit its stores."""
     return Path(shutil.copytree(demo, tmp_path / "ws", symlinks=True))
-
-
-def _link(practice: str, canon: str, confidence: float = 0.9) -> Link:
-    return Link(
-        practice=practice,
-        canon=canon,
-        relation="applies",
-        confidence=confidence,
-        rationale="shared path",
-        typer="extractive-v1",
-        channels=["provenance"],
-        shared_paths=["models/costs.py"],
-    )
-
-
-def _signed(root: Path, kind: OverlayKind = "generic", links: list[Link] | None = None) -> Overlay:
-    """An overlay signed over the stores as they are now (what a build would stamp)."""
-    ws = load_workspace(root)
-    projects = ws.scoped_projects()
-    nodes = signature_nodes(Stores.load(ws, ("memory", "zk")).nodes, projects)
-    signature = overlay_signature(kind, projects, "extractive-v1", embedding_identity(ws), nodes)
-    return Overlay(
-        kind=kind,
-        signature=signature,
-        typer="extractive-v1",
-        projects=sorted(projects),
-        embedding=embedding_identity(ws),
-        min_confidence=0.5,
-        links=links if links is not None else [_link(DECISION, FINDING), _link(DECISION, CLAIM)],
-    )
 
 
 def _edit(path: Path, old: str, new: str) -> None:
