@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from memdsl import Abstention, Answer, parse_output, serialize_render
-from synapse_server.navigation.envelope import render_envelope
-from synapse_server.navigation.extractive import ExtractiveModel
-from synapse_server.navigation.prompt import build_prompt
+from memdsl import Abstention
 from synapse_server.navigation.view import View
 from tests.support.engine_builders import node, world
+from tests.support.offline_navigator import answered, ask
 
 DATES = """# 6. Write record dates in ISO 8601
 
@@ -40,20 +38,6 @@ Superseded by ADR 6.
 
 We will write the record date format as DD-MM-YYYY.
 """
-
-
-def ask(question: str, view: View) -> Answer | Abstention:
-    envelope = serialize_render(render_envelope(view, 0))
-    prompt = build_prompt(question, envelope, tokens_left=10_000, hops_left=2, focus=[])
-    terminal = parse_output(ExtractiveModel().complete(prompt).text).terminal
-    assert isinstance(terminal, Answer | Abstention)
-    return terminal
-
-
-def answered(question: str, view: View) -> str:
-    terminal = ask(question, view)
-    assert isinstance(terminal, Answer), terminal
-    return terminal.claims[0].text
 
 
 def abstains(question: str, view: View) -> bool:

@@ -14,17 +14,15 @@ from pathlib import Path
 import pytest
 
 from adapters.index import Embedder
-from memdsl import Abstention, Answer, parse_output, serialize_render
+from memdsl import Abstention
 from synapse_server.isolation.turn import navigate_turn
-from synapse_server.navigation.envelope import render_envelope
-from synapse_server.navigation.extractive import ExtractiveModel
-from synapse_server.navigation.prompt import build_prompt
 from synapse_server.navigation.request import NavigateRequest
 from synapse_server.navigation.view import View
 from synapse_server.workspace.adopt import adopt
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.stores import Stores
 from tests.support.engine_builders import node, world
+from tests.support.offline_navigator import answered, ask
 from tests.support.source_fixtures import commit_all, make_repo, write_files
 
 SEARCH_CHOSEN = 'Chosen option: "Lunr", because it runs in the browser without a server.'
@@ -118,20 +116,6 @@ def turn(root: Path, question: str, embedder: Embedder) -> tuple[str, str | None
     if surface is None:
         return result.verdict, None, None
     return result.verdict, surface.text, surface.citations[0].address
-
-
-def ask(question: str, view: View) -> Answer | Abstention:
-    envelope = serialize_render(render_envelope(view, 0))
-    prompt = build_prompt(question, envelope, tokens_left=10_000, hops_left=2, focus=[])
-    terminal = parse_output(ExtractiveModel().complete(prompt).text).terminal
-    assert isinstance(terminal, Answer | Abstention)
-    return terminal
-
-
-def answered(question: str, view: View) -> str:
-    terminal = ask(question, view)
-    assert isinstance(terminal, Answer), terminal
-    return terminal.claims[0].text
 
 
 def abstention(question: str, view: View) -> Abstention:
