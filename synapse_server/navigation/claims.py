@@ -42,6 +42,18 @@ class CitationFinding:
 
 
 @dataclass(frozen=True, slots=True)
+class Problem:
+    """Why a claim is not licensed: the rule and the model's own tokens, safe to show the model and the trace."""
+
+    claim_id: str
+    rule: str
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.claim_id}: {self.rule}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
 class ClaimFinding:
     id: str
     form: str
@@ -54,8 +66,8 @@ class ClaimFinding:
     extrapolation: bool
     outdated: bool
     clauses: tuple[str, ...] = field(default=(), repr=False)
-    problems: tuple[str, ...] = ()
-    """Why the claim is not licensed, one line per rule broken (claim id, rule, the model's own words)."""
+    problems: tuple[Problem, ...] = ()
+    """Why the claim is not licensed, one per rule broken (claim id, rule, the model's own words)."""
     joined: str | None = None
     """``strict`` or ``relative`` when the claim is a conjunction of its premises."""
     quote: tuple[str, str] | None = None
@@ -103,11 +115,16 @@ class Decision:
     assertions: tuple[tuple[str, str], ...]  # (exact prose span, claim id)
     answer_text: str | None
     version: int
-    problems: tuple[str, ...] = ()
-    """Per-claim refusals of an abstention: what the repair prompt and the trace show."""
+    problems: tuple[Problem, ...] = ()
+    """Per-claim refusals of an abstention: what the repair prompt and the trace show (as :attr:`problem_lines`)."""
     superseded: tuple[str, ...] = ()
     """An answer's supersession disclosures, one per cited record that is not current, in address order: the
     answer surface, the trace and every card carry them, whatever the answer's own words say."""
+
+    @property
+    def problem_lines(self) -> tuple[str, ...]:
+        """Each refusal as the line the model and a person read: ``claim: rule: details``."""
+        return tuple(problem.line() for problem in self.problems)
 
 
 def ordered_reasons(reasons: set[str] | frozenset[str] | tuple[str, ...]) -> tuple[Reason, ...]:

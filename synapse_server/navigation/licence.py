@@ -40,9 +40,10 @@ from synapse_server.licensing.alignment import Alignment, Finding, align, cuts_o
 from synapse_server.licensing.frames import EMPTY_FRAME, Frame
 from synapse_server.licensing.relations import derived_figure
 from synapse_server.licensing.rules import RuleId
+from synapse_server.navigation.claims import Problem
 from synapse_server.navigation.coverage import NumberCoverage, clause_coverage, number_coverage, restated_unit
 
-__all__ = ["Clause", "Licence", "Problem", "conjunction", "license_calculation", "license_words"]
+__all__ = ["Clause", "Licence", "conjunction", "license_calculation", "license_words"]
 
 Joined = Literal["strict", "relative"]
 _MAX_CONJUNCTS = 5
@@ -57,18 +58,6 @@ class Clause:
     headings: tuple[str, ...] = ()
     origin: str = ""
     frame: Frame = field(default=EMPTY_FRAME)
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """Why a claim is not licensed: the rule and the model's own tokens, safe to show the model and the trace."""
-
-    claim_id: str
-    rule: str
-    detail: str
-
-    def line(self) -> str:
-        return f"{self.claim_id}: {self.rule}: {self.detail}"
 
 
 @dataclass(frozen=True, slots=True)

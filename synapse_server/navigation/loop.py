@@ -156,7 +156,7 @@ def run_loop(
             response = serialize_response(execution.response)
             last = _last_call(outcome)
             extra = renavigation_note(
-                response, ", ".join(decision.reasons), decision.problems, abstained=abstained, last=last
+                response, ", ".join(decision.reasons), decision.problem_lines, abstained=abstained, last=last
             )
             continue
         if decision.verdict == "abstain" and any(r.kind is RefusalKind.HOP_BUDGET for r in execution.refused):

@@ -136,7 +136,7 @@ def trace_surface(decision: Decision, view: View, telemetry: Telemetry) -> Trace
     if decision.verdict == "abstain":
         abstention = TraceAbstention(
             reasons=list(decision.reasons),
-            detail="; ".join((decision.detail, *(public_refs(line, view) for line in decision.problems))),
+            detail="; ".join((decision.detail, *(public_refs(line, view) for line in decision.problem_lines))),
         )
     trace = TraceSurface(
         verdict=decision.verdict,

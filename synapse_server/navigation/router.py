@@ -27,6 +27,7 @@ from synapse_server.navigation.claims import (
     CitationFinding,
     ClaimFinding,
     Decision,
+    Problem,
     Reason,
     ordered_reasons,
 )
@@ -35,7 +36,6 @@ from synapse_server.navigation.epistemics import Status, weakest
 from synapse_server.navigation.licence import (
     Clause,
     Licence,
-    Problem,
     conjunction,
     license_calculation,
     license_words,
@@ -260,7 +260,7 @@ def judge_claim(claim: Claim, view: View, done: Mapping[str, ClaimFinding]) -> C
         extrapolation=extrapolation,
         outdated=outdated,
         clauses=licence.clauses if licensed else (),
-        problems=tuple(p.line() for p in problems) if not licensed else (),
+        problems=tuple(problems) if not licensed else (),
         joined=licence.joined if licensed else None,
         quote=licence.quote if licensed else None,
     )
@@ -374,9 +374,9 @@ def _clauses_within(restated: str, address: str, view: View) -> tuple[str, ...]:
     return (restated,)
 
 
-def _anaphor_joins(answer: Answer, findings: Mapping[str, ClaimFinding]) -> list[str]:
+def _anaphor_joins(answer: Answer, findings: Mapping[str, ClaimFinding]) -> list[Problem]:
     """Prose spans that open with an anaphor right after a span grounded in other nodes: the anaphor would bind there."""
-    lines: list[str] = []
+    lines: list[Problem] = []
     ordered = sorted(answer.bindings, key=lambda b: b.start)
     for before, after in pairwise(ordered):
         dangling = dangling_subject(plain_text(after.text))
@@ -384,8 +384,12 @@ def _anaphor_joins(answer: Answer, findings: Mapping[str, ClaimFinding]) -> list
             continue
         if not _grounds(findings[before.claim_id], findings) & _grounds(findings[after.claim_id], findings):
             lines.append(
-                f"{after.claim_id}: {RuleId.ANAPHOR}: the span {dangling}, so it would take the subject of "
-                f"{before.claim_id}, which rests on other nodes; name the subject"
+                Problem(
+                    after.claim_id,
+                    RuleId.ANAPHOR,
+                    f"the span {dangling}, so it would take the subject of {before.claim_id}, which rests on other "
+                    "nodes; name the subject",
+                )
             )
     return lines
 
@@ -426,23 +430,31 @@ def _problems(
     findings: Mapping[str, ClaimFinding],
     unbound: list[tuple[str, str]],
     markup: tuple[str, ...],
-) -> tuple[str, ...]:
+) -> tuple[Problem, ...]:
     """Every per-claim refusal in the closure, then the prose that is not licensed: what the model can fix."""
-    lines: list[str] = [line for cid in sorted(closure) for line in findings[cid].problems]
+    found: list[Problem] = [problem for cid in sorted(closure) for problem in findings[cid].problems]
     for text, cid in unbound:
         if findings[cid].joined == "relative":
-            lines.append(
-                f'{cid}: which-join: a claim joined with "which" may conclude but not be cited in prose; cite the joined claims\' own sentences'
+            found.append(
+                Problem(
+                    cid,
+                    "which-join",
+                    'a claim joined with "which" may conclude but not be cited in prose; '
+                    "cite the joined claims' own sentences",
+                )
             )
         else:
-            lines.append(f'{cid}: unbound-prose: the cited span "{_clip(text)}" is not the text of {cid}')
+            found.append(Problem(cid, "unbound-prose", f'the cited span "{_clip(text)}" is not the text of {cid}'))
     if markup:
         shown = ", ".join(f'"{_clip(token, 60)}"' for token in markup[:4])
-        lines.append(
-            f"prose: {RuleId.MARKUP}: drop {shown}: links, images and HTML are not evidence "
-            "(inline code and emphasis are fine)"
+        found.append(
+            Problem(
+                "prose",
+                RuleId.MARKUP,
+                f"drop {shown}: links, images and HTML are not evidence (inline code and emphasis are fine)",
+            )
         )
-    return tuple(dict.fromkeys(lines))
+    return tuple(dict.fromkeys(found))
 
 
 def public_refs(line: str, view: View) -> str:
@@ -469,9 +481,9 @@ def _headline(reason: str, closure: frozenset[str], findings: Mapping[str, Claim
                 return f"the cited {named} no longer verifies: {citation.why or 'its pinned bytes changed'}"
     if reason == "low-coverage":
         for cid in sorted(closure):
-            lines = [line for line in findings[cid].problems if ": premise:" not in line]
-            if lines:
-                rule_and_detail = lines[0].split(": ", 1)[1] if ": " in lines[0] else lines[0]
+            own = [problem for problem in findings[cid].problems if problem.rule != "premise"]
+            if own:
+                rule_and_detail = f"{own[0].rule}: {own[0].detail}"
                 return f"no verified clause says what the answer claims ({public_refs(rule_and_detail, view)})"
     return None
 

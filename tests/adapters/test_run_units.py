@@ -97,7 +97,7 @@ HONEST = [
 @pytest.mark.parametrize("text", HONEST)
 def test_a_claim_that_copies_or_restates_a_figure_line_is_licensed_at_the_runs_status(view: View, text: str) -> None:
     decision = restate("n1", text, view)
-    assert (decision.verdict, decision.status) == ("answer", "measured"), decision.problems
+    assert (decision.verdict, decision.status) == ("answer", "measured"), decision.problem_lines
 
 
 HOSTILE = [
@@ -118,7 +118,7 @@ def test_a_claim_that_changes_borrows_or_mislabels_a_figure_is_refused(
 ) -> None:
     decision = restate(ref, text, view)
     assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
-    assert any(line.startswith(f"c1: {rule}:") for line in decision.problems), decision.problems
+    assert any(line.startswith(f"c1: {rule}:") for line in decision.problem_lines), decision.problem_lines
 
 
 def test_a_run_that_recorded_no_digest_is_inferred_says_so_and_licenses_nothing(view: View) -> None:
@@ -130,7 +130,7 @@ def test_a_run_that_recorded_no_digest_is_inferred_says_so_and_licenses_nothing(
     assert [check.state for check in facts.checks] == ["unverifiable"]
     assert "recorded no hash that can be verified" in facts.checks[0].detail
     decision = restate("n3", "The run's mae is 0.7.", view)
-    assert decision.verdict == "abstain" and any("unverified" in line for line in decision.problems)
+    assert decision.verdict == "abstain" and any("unverified" in line for line in decision.problem_lines)
 
 
 def test_a_run_whose_recorded_digest_does_not_verify_is_never_measured(view: View) -> None:

@@ -63,7 +63,7 @@ def test_a_claim_its_cited_clause_does_not_support_abstains_low_coverage(
 ) -> None:
     decision = routed(view, f"claim c1 [{form}] cites {ref} :: {text}")
     assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
-    assert decision.problems and decision.problems[0].startswith("c1: ")
+    assert decision.problem_lines and decision.problem_lines[0].startswith("c1: ")
 
 
 def test_a_faithful_reordering_of_a_cited_clause_is_an_inferred_answer(view: View) -> None:
@@ -109,7 +109,7 @@ def test_a_which_join_cited_in_the_prose_abstains(view: View) -> None:
     text = f"{S1[:-1]}, which keeps the signal clear of short-term reversals."
     decision = routed(view, C1, C2, f"claim c3 [deduction] from c1, c2 :: {text}", conclude="c3")
     assert decision.verdict == "abstain"
-    assert any("which-join" in line for line in decision.problems)
+    assert any("which-join" in line for line in decision.problem_lines)
 
 
 def test_a_conjunction_smuggling_an_unbound_clause_abstains(view: View) -> None:
@@ -122,7 +122,7 @@ def test_a_conjunction_of_premises_in_another_order_is_still_a_join(view: View) 
     swapped = f"{S2[:-1]}, and {S1[0].lower()}{S1[1:]}"
     decision = routed(view, C1, C2, f"claim c3 [deduction] from c1, c2 :: {swapped}", conclude="c3")
     assert decision.claims["c3"].joined == "strict"
-    assert (decision.verdict, decision.status) == ("answer", "grounded"), decision.problems
+    assert (decision.verdict, decision.status) == ("answer", "grounded"), decision.problem_lines
 
 
 # --- calculations --------------------------------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def test_a_correct_calculation_over_one_cited_clause_answers(
     view: View, ref: str, derive: str, text: str, status: str
 ) -> None:
     decision = routed(view, f'claim c1 [calculation] cites {ref} derive "{derive}" :: {text}')
-    assert (decision.verdict, decision.status) == ("answer", status), decision.problems
+    assert (decision.verdict, decision.status) == ("answer", status), decision.problem_lines
 
 
 @pytest.mark.parametrize(
@@ -226,14 +226,14 @@ def test_a_wrong_calculation_abstains_with_its_own_rule(
 ) -> None:
     decision = routed(view, f'claim c1 [calculation] cites {ref} derive "{derive}" :: {text}')
     assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
-    assert any(line.startswith(f"c1: {rule}:") for line in decision.problems), decision.problems
+    assert any(line.startswith(f"c1: {rule}:") for line in decision.problem_lines), decision.problem_lines
 
 
 def test_a_percent_change_reported_as_percentage_points_abstains_unit(view: View) -> None:
     text = "Transaction costs increased by 60 percentage points from 5 bps to 8 bps."
     decision = routed(view, f'claim c1 [calculation] cites n5 derive "(8 - 5) / 5 * 100" :: {text}')
     assert decision.verdict == "abstain"
-    assert any(line.startswith("c1: calc-unit:") for line in decision.problems), decision.problems
+    assert any(line.startswith("c1: calc-unit:") for line in decision.problem_lines), decision.problem_lines
 
 
 # --- paraphrase ----------------------------------------------------------------------------------------------------
@@ -248,7 +248,7 @@ def test_a_percent_change_reported_as_percentage_points_abstains_unit(view: View
 )
 def test_a_paraphrase_with_covered_figures_is_an_inferred_answer(view: View, text: str) -> None:
     decision = routed(view, f"claim c1 [restatement] cites n6 :: {text}")
-    assert (decision.verdict, decision.status) == ("answer", "inferred"), decision.problems
+    assert (decision.verdict, decision.status) == ("answer", "inferred"), decision.problem_lines
 
 
 @pytest.mark.parametrize(
@@ -266,7 +266,7 @@ def test_a_paraphrase_changing_what_the_clause_says_abstains(view: View, text: s
 
 def test_a_heading_of_the_cited_section_is_context_for_its_units(view: View) -> None:
     decision = routed(view, "claim c1 [restatement] cites n7 :: For entry-tier accounts, the monthly fee is $5.")
-    assert (decision.verdict, decision.status) == ("answer", "grounded"), decision.problems
+    assert (decision.verdict, decision.status) == ("answer", "grounded"), decision.problem_lines
 
 
 def test_a_heading_of_another_section_is_not_context(view: View) -> None:
@@ -280,6 +280,6 @@ def test_a_heading_of_another_section_is_not_context(view: View) -> None:
 def test_a_label_refusal_names_the_claim_the_figure_and_the_missing_words(view: View) -> None:
     decision = routed(view, "claim c1 [restatement] cites n5 :: Debit fees were reissued from 5 bps to 8 bps.")
     assert decision.verdict == "abstain"
-    line = decision.problems[0]
+    line = decision.problem_lines[0]
     assert line.startswith("c1: ") and "n5" in line and "reissued" in line
     assert "Transaction costs" not in line  # never the source body

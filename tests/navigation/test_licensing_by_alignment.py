@@ -140,7 +140,7 @@ HOSTILE = [
 def test_a_misreading_of_its_clause_abstains_with_its_rule(view: View, text: str, rule: str) -> None:
     decision = decide(text, view)
     assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
-    assert any(line.startswith(f"c1: {rule}:") for line in decision.problems), decision.problems
+    assert any(line.startswith(f"c1: {rule}:") for line in decision.problem_lines), decision.problem_lines
 
 
 HONEST = [
@@ -181,7 +181,7 @@ HONEST = [
 @pytest.mark.parametrize(("text", "status"), HONEST)
 def test_an_honest_reading_answers_at_its_status(view: View, text: str, status: str) -> None:
     decision = decide(text, view)
-    assert (decision.verdict, decision.status) == ("answer", status), decision.problems
+    assert (decision.verdict, decision.status) == ("answer", status), decision.problem_lines
 
 
 def test_inline_code_is_published_without_its_marks(view: View) -> None:
@@ -192,7 +192,7 @@ def test_inline_code_is_published_without_its_marks(view: View) -> None:
 def test_a_link_is_refused_naming_the_exact_token_to_drop(view: View) -> None:
     decision = decide(restate("n7", "Dates use [yyyy-mm-dd](https://example.com/iso) in every export."), view)
     assert decision.verdict == "abstain"
-    assert any('"[yyyy-mm-dd](https://example.com/iso)"' in line for line in decision.problems), decision.problems
+    assert any('"[yyyy-mm-dd](https://example.com/iso)"' in line for line in decision.problem_lines), decision.problem_lines
 
 
 def test_a_conjunct_from_another_node_may_not_open_with_an_anaphor(view: View) -> None:
@@ -204,7 +204,7 @@ def test_a_conjunct_from_another_node_may_not_open_with_an_anaphor(view: View) -
     )
     decision = decide(text, view)
     assert decision.verdict == "abstain"
-    assert any(line.startswith("c3: anaphor:") for line in decision.problems), decision.problems
+    assert any(line.startswith("c3: anaphor:") for line in decision.problem_lines), decision.problem_lines
 
 
 def test_prose_spans_from_two_nodes_may_not_join_through_an_anaphor(view: View) -> None:
@@ -219,16 +219,16 @@ def test_prose_spans_from_two_nodes_may_not_join_through_an_anaphor(view: View) 
     )
     decision = decide(text, view)
     assert decision.verdict == "abstain"
-    assert any(": anaphor:" in line for line in decision.problems), decision.problems
+    assert any(": anaphor:" in line for line in decision.problem_lines), decision.problem_lines
 
 
 def test_a_refusal_lists_every_failing_rule_at_once(view: View) -> None:
     decision = decide(restate("n5", "Certified advisers must sell more than the fund."), view)
-    rules = {line.split(": ")[1] for line in decision.problems}
-    assert {"negation", "modality"} <= rules, decision.problems
+    rules = {line.split(": ")[1] for line in decision.problem_lines}
+    assert {"negation", "modality"} <= rules, decision.problem_lines
 
 
 def test_a_changed_tense_is_never_a_grounded_restatement() -> None:
     view = world(node("mem:tree:was", "The monthly fee was $5.", title="Old fee"))
     decision = decide(restate("n1", "The monthly fee is $5."), view)
-    assert (decision.verdict, decision.status) == ("answer", "inferred"), decision.problems
+    assert (decision.verdict, decision.status) == ("answer", "inferred"), decision.problem_lines

@@ -54,7 +54,7 @@ def test_every_worked_answer_is_licensed_by_the_envelope_excerpt_with_the_status
         output = parse_output(example_artifacts()[name])
         assert isinstance(output.terminal, Answer)
         decision = route(output.terminal, EXCERPT, output.version)
-        assert (decision.verdict, decision.status) == ("answer", status), (name, decision.problems)
+        assert (decision.verdict, decision.status) == ("answer", status), (name, decision.problem_lines)
 
 
 def test_the_fixed_instructions_are_the_prompt_before_the_question() -> None:

@@ -92,7 +92,7 @@ def test_paraphrase_of_a_verified_node_is_a_hedged_inferred_answer(view: View) -
 
 def test_a_percentage_restated_in_basis_points_is_an_inferred_answer(view: View) -> None:
     decision = decide(restate("n10", "Fees came to 250 bps of turnover."), view)
-    assert (decision.verdict, decision.status) == ("answer", "inferred"), decision.problems
+    assert (decision.verdict, decision.status) == ("answer", "inferred"), decision.problem_lines
 
 
 def test_a_percentage_restated_as_a_hundred_times_itself_abstains(view: View) -> None:
@@ -378,7 +378,7 @@ def test_number_free_deduction_in_new_words_abstains_low_coverage(view: View, fo
         decision = decide(text, view)
         assert (decision.verdict, decision.reasons) == ("abstain", ("low-coverage",))
         assert decision.claims[conclusion].licensed is False
-        assert any(f"{conclusion}: words" in line for line in decision.problems), decision.problems
+        assert any(f"{conclusion}: words" in line for line in decision.problem_lines), decision.problem_lines
 
 
 def test_a_licensing_outdated_node_keeps_its_status_and_flags_the_decision(view: View) -> None:
@@ -457,9 +457,9 @@ def test_a_premise_restating_a_compound_sentence_cannot_lend_numbers_across_its_
 def test_a_refuted_citation_says_which_node_and_what_its_verifier_found_without_a_redundant_line(view: View) -> None:
     decision = decide(restate("n4", "The breakeven round-trip cost for momentum is 10 bps."), view)
     assert decision.reasons == ("false-premise",)
-    lines = [line for line in decision.problems if line.startswith("c1: false-premise: ")]
+    lines = [line for line in decision.problem_lines if line.startswith("c1: false-premise: ")]
     assert lines and lines[0].startswith(f"c1: false-premise: {BREAKEVEN}: ")
-    assert not any(": unverified:" in line for line in decision.problems), decision.problems
+    assert not any(": unverified:" in line for line in decision.problem_lines), decision.problem_lines
 
 
 def test_a_false_premise_headline_names_the_refuted_note_its_title_and_what_was_not_found(view: View) -> None:

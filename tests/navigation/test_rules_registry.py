@@ -24,14 +24,14 @@ def replay(example: Example, lines: str):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("entry", REGISTRY, ids=lambda entry: entry.id.value)
 def test_a_rules_passing_example_answers(entry: Rule) -> None:
     decision = replay(entry.example, entry.example.passes)
-    assert decision.verdict == "answer", decision.problems
+    assert decision.verdict == "answer", decision.problem_lines
 
 
 @pytest.mark.parametrize("entry", REGISTRY, ids=lambda entry: entry.id.value)
 def test_a_rules_refused_example_abstains_with_its_registered_line(entry: Rule) -> None:
     decision = replay(entry.example, entry.example.refused)
     assert decision.verdict == "abstain"
-    assert entry.example.refusal in decision.problems, decision.problems
+    assert entry.example.refusal in decision.problem_lines, decision.problem_lines
 
 
 def test_every_rule_id_is_registered_once() -> None:
