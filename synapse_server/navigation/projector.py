@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from synapse_server.navigation.claims import ClaimFinding, Decision
 from synapse_server.navigation.epistemics import OUTDATED_DISCLOSURE, STATUS_ORDER, NodeEpistemics, Status, weakest
-from synapse_server.navigation.router import public_refs
+from synapse_server.navigation.refusals import public_refs
 from synapse_server.navigation.surfaces import (
     AnswerCitation,
     AnswerSurface,

@@ -12,7 +12,6 @@ abstains with the most specific reason found.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from itertools import pairwise
 
@@ -40,6 +39,7 @@ from synapse_server.navigation.licence import (
     license_calculation,
     license_words,
 )
+from synapse_server.navigation.refusals import default_detail, headline, problems_of
 from synapse_server.navigation.view import View
 
 CLAIM_TYPES = frozenset({"claim", "finding"})
@@ -89,14 +89,14 @@ def route(answer: Answer, view: View, version: int) -> Decision:
             superseded=superseded_disclosures(closure, findings),
         )
     ordered = ordered_reasons(frozenset(reasons)) or ("low-coverage",)
-    problems = _problems(closure, findings, unbound, markup) + tuple(joins)
+    problems = problems_of(closure, findings, unbound, markup) + tuple(joins)
     return Decision(
         verdict="abstain",
         status=None,
         reasons=ordered,
         conclusion=conclusion.id,
         outdated=False,
-        detail=_headline(ordered[0], closure, findings, view) or _detail(ordered[0], marked_up, bool(unbound)),
+        detail=headline(ordered[0], closure, findings, view) or default_detail(ordered[0], marked_up, bool(unbound)),
         claims=findings,
         assertions=assertions,
         answer_text=None,
@@ -423,84 +423,3 @@ def _premises_first(claims: tuple[Claim, ...]) -> list[Claim]:
     for claim in claims:
         visit(claim.id)
     return ordered
-
-
-def _problems(
-    closure: frozenset[str],
-    findings: Mapping[str, ClaimFinding],
-    unbound: list[tuple[str, str]],
-    markup: tuple[str, ...],
-) -> tuple[Problem, ...]:
-    """Every per-claim refusal in the closure, then the prose that is not licensed: what the model can fix."""
-    found: list[Problem] = [problem for cid in sorted(closure) for problem in findings[cid].problems]
-    for text, cid in unbound:
-        if findings[cid].joined == "relative":
-            found.append(
-                Problem(
-                    cid,
-                    "which-join",
-                    'a claim joined with "which" may conclude but not be cited in prose; '
-                    "cite the joined claims' own sentences",
-                )
-            )
-        else:
-            found.append(Problem(cid, "unbound-prose", f'the cited span "{_clip(text)}" is not the text of {cid}'))
-    if markup:
-        shown = ", ".join(f'"{_clip(token, 60)}"' for token in markup[:4])
-        found.append(
-            Problem(
-                "prose",
-                RuleId.MARKUP,
-                f"drop {shown}: links, images and HTML are not evidence (inline code and emphasis are fine)",
-            )
-        )
-    return tuple(dict.fromkeys(found))
-
-
-def public_refs(line: str, view: View) -> str:
-    """A refusal line as a person reads it: every envelope ref (``n3``) replaced by the address it stands for."""
-    address_of = {ref: address for address, ref in view.refs.items()}
-    return _REF.sub(lambda m: address_of.get(m.group(0), m.group(0)), line)
-
-
-_REF = re.compile(r"(?<![\w:-])n\d+(?![\w:-])")
-
-
-def _headline(reason: str, closure: frozenset[str], findings: Mapping[str, ClaimFinding], view: View) -> str | None:
-    """One sentence on what was looked for and what was missing or contradicted, with titles and addresses."""
-    for cid in sorted(closure):
-        finding = findings[cid]
-        for citation in finding.citations:
-            if citation.address is None:
-                continue
-            title = view.graph.nodes[citation.address].title if citation.address in view.graph.nodes else ""
-            named = f"{title} ({citation.address})" if title else citation.address
-            if reason == "false-premise" and citation.refuted:
-                return f"the cited {named} is refuted by its verifier: {citation.why or 'the check failed'}"
-            if reason == "stale" and citation.stale:
-                return f"the cited {named} no longer verifies: {citation.why or 'its pinned bytes changed'}"
-    if reason == "low-coverage":
-        for cid in sorted(closure):
-            own = [problem for problem in findings[cid].problems if problem.rule != "premise"]
-            if own:
-                rule_and_detail = f"{own[0].rule}: {own[0].detail}"
-                return f"no verified clause says what the answer claims ({public_refs(rule_and_detail, view)})"
-    return None
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
-
-
-def _detail(reason: str, marked_up: bool, unbound: bool) -> str:
-    if marked_up:
-        return "the answer carries markup (a link, an image or HTML) that is not evidence"
-    if unbound:
-        return "a prose assertion does not restate the claim it is bound to"
-    return {
-        "missing-hop": "a cited address or relation is absent from the envelope",
-        "stale": "a cited tether no longer verifies the bytes it pins",
-        "false-premise": "a verifier refuted a cited ground",
-        "low-coverage": "the conclusion is not fully licensed by verified cited material",
-    }[reason]
