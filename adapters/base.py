@@ -92,11 +92,32 @@ class Diagnostic:
 
 
 @dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file a source holds but did not read, and why.
+
+    ``reason`` is a short phrase that groups skips (``not UTF-8``, ``a test
+    fixture``, ``unreadable blob``): ``synapse lint`` and ``init --adopt``
+    report skips per source grouped by it, so a user sees what was left out
+    instead of a store that is silently smaller.
+    """
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class LoadResult:
-    """An adapter's nodes plus what it had to skip or warn about."""
+    """An adapter's nodes plus what it had to skip or warn about.
+
+    ``files_read`` counts the files the adapter read (``None`` when it does not
+    count: the reporter then counts the distinct files behind its nodes);
+    ``skipped`` names every file it left out and why.
+    """
 
     nodes: tuple[Node, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+    files_read: int | None = None
+    skipped: tuple[Skipped, ...] = ()
 
 
 class Adapter(Protocol):

@@ -12,7 +12,8 @@ from tests.support import REPOSITORY
 from tests.support.properties import PROFILES, load_profile
 
 TESTS = REPOSITORY / "tests"
-DATA_FOLDERS = {"golden", "invalid", "__pycache__"}
+DATA_FOLDERS = {"golden", "invalid", "wild", "__pycache__"}
+"""Folders of data, not tests: ``wild`` holds verbatim subsets of public repositories (their READMEs name the licences)."""
 
 
 def _test_folders() -> list[Path]:
