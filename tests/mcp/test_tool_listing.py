@@ -14,6 +14,24 @@ from tests.support.servers import ServerFactory
 
 pytestmark = pytest.mark.anyio
 
+SEED_PHRASES = {
+    "navigate": ("answer this from the project evidence", "navigate what we know about X", "give me a grounded answer"),
+    "build": (
+        '"synthesize"',
+        "connect practice to canon",
+        "build the synapse links",
+        "cross-link memory and the zettelkasten",
+        "build the claim links",
+        "align practice to claims",
+    ),
+    "matrix": ("show the matrix", "practice vs canon", "where do we disagree with the literature"),
+    "synthesize": ("synthesize the cells", "ground the practice–claim briefs"),
+    "debate": ("does practice contradict the literature", "debate map with practice"),
+    "search": ("search everything", "look across both stores", "what do we know about X"),
+    "frame": ("frame this across both", "map the landscape (practice + canon)"),
+    "connections": ("what connects to this", "show the cross-store links"),
+}
+
 PARAMETERS = {
     "action",
     "question",
@@ -114,3 +132,23 @@ anyio.run(main)
     done = subprocess.run([sys.executable, "-c", script, str(demo_root)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == []
+
+
+async def test_the_tool_serves_all_nine_actions_and_teaches_the_seeds_phrasings_within_claude_codes_cut(
+    make_server: ServerFactory, demo_root: Path
+):
+    async with Client(make_server(demo_root)) as client:
+        tool = (await client.list_tools()).tools[0]
+    actions = ["navigate", "search", "frame", "get", "connections", "matrix", "synthesize", "debate", "build"]
+    assert tool.input_schema["properties"]["action"]["enum"] == actions
+    shown = (tool.description or "")[:2048]  # what Claude Code passes to the model
+    assert "Details:" in shown, "the whole guide fits before the cut"
+    lines = [line for line in shown.split("Details:")[0].splitlines() if line.startswith("- ")]
+    for action, phrases in SEED_PHRASES.items():
+        [line] = [line for line in lines if line.startswith((f"- {action}:", f"- {action} ("))]
+        for phrase in phrases[:4]:
+            assert phrase in line, (action, phrase)
+    assert '"build the claim links", "align practice to claims": build kind="claim"' in shown
+    for name in ("kind", "expand", "synthesize", "min_confidence"):
+        assert tool.input_schema["properties"][name]["description"]
+    assert "default" not in tool.input_schema["properties"]["kind"], "build and debate default differently"
