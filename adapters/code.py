@@ -4,8 +4,13 @@ Reading committed objects (not the working tree) is what makes a code node a
 grounded citation: its bytes are exactly retrievable by ``path@commit`` later.
 Tracked files become ``repo:<name>:<path>`` nodes and Python definitions
 become ``repo:<name>:<dotted.module.symbol>`` nodes, each with a git pin at
-HEAD. This module and the git-pin resolver are the only places that import
-GitPython.
+HEAD. A path that holds a space or another character an address cannot hold
+is percent-encoded in its address (``repo:demo:My%20Notes/a%20b.md``, see
+:func:`adapters.ids.encode_id`); the node's ``path`` and tether keep the path
+as git has it. A blob that cannot be read (absent from a partial clone,
+corrupt) costs only its file: an ``unreadable-blob`` warning and a skip,
+never the store. This module and the git-pin resolver are the only places
+that import GitPython.
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from typing import Any, Literal
 
 import git
 
-from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
+from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped, Tether, TetherKind
 from adapters.code_symbols import Symbol, module_name, python_symbols, source_lines
-from adapters.ids import BadAddress, make_address
+from adapters.ids import BadAddress, make_address, path_address
 
 DEFAULT_MAX_BODY_BYTES = 256_000
 """Text files above this size are recorded without a body (and not parsed)."""
@@ -57,12 +62,17 @@ def _glob_match(path: str, pattern: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class TreeEntry:
-    """One blob of a commit's tree as ``git ls-tree -r -l`` reports it."""
+    """One blob of a commit's tree as ``git ls-tree -r -l`` reports it.
+
+    ``missing`` is set when git could not size the blob (it prints ``BAD``):
+    its object is absent, as in a partial or shallow copy, and reading it would fail.
+    """
 
     path: str
     mode: str
     blob: str
     size: int
+    missing: bool = False
 
 
 def tree_entries(repo: git.Repo, commit: str) -> list[TreeEntry]:
@@ -75,7 +85,8 @@ def tree_entries(repo: git.Repo, commit: str) -> list[TreeEntry]:
         info, _, path = record.partition("\t")
         mode, kind, blob, size = info.split(None, 3)
         if kind == "blob":
-            entries.append(TreeEntry(path, mode, blob, int(size) if size.strip().isdigit() else 0))
+            size = size.strip()
+            entries.append(TreeEntry(path, mode, blob, int(size) if size.isdigit() else 0, size == "BAD"))
     return entries
 
 
@@ -155,6 +166,10 @@ def _alternates(common: Path) -> list[Path] | None:
     return [(common / "objects" / line.strip()).resolve() for line in lines if line.strip()]
 
 
+class UnreadableBlob(Exception):
+    """A tracked file whose blob git cannot produce; the message says which and why."""
+
+
 class CodeAdapter:
     """Files and Python symbols of one repository at HEAD."""
 
@@ -191,18 +206,34 @@ class CodeAdapter:
 
     def _load(self, repo: git.Repo, head: str) -> LoadResult:
         diagnostics: list[Diagnostic] = []
+        skipped: list[Skipped] = []
         nodes: dict[str, Node] = {}
         symbols: list[tuple[TreeEntry, str, list[Symbol]]] = []
-        for entry in tree_entries(repo, head):
-            if self.exclusions.excludes(entry.path) or _binary_name(entry.path):
+        try:
+            entries = tree_entries(repo, head)
+        except git.GitCommandError as exc:
+            message = f"the tree of HEAD cannot be listed: {_first_line(exc.stderr)}"
+            return LoadResult((), (Diagnostic(".", 1, "unreadable-tree", message),), 0)
+        for entry in entries:
+            if self.exclusions.excludes(entry.path):
+                continue
+            if _binary_name(entry.path):
+                skipped.append(Skipped(entry.path, "binary file"))
                 continue
             try:
-                address = make_address("repo", self.name, entry.path)
+                address = path_address("repo", self.name, entry.path)
             except BadAddress as exc:
                 diagnostics.append(Diagnostic(entry.path, 1, "bad-id", f"file has no address: {exc}", "warning"))
+                skipped.append(Skipped(entry.path, "no address"))
                 continue
-            text = self._text(repo, entry)
+            try:
+                text = self._text(repo, entry)
+            except UnreadableBlob as exc:
+                diagnostics.append(Diagnostic(entry.path, 1, "unreadable-blob", str(exc), "warning"))
+                skipped.append(Skipped(entry.path, "unreadable blob"))
+                continue
             if text is None and entry.mode != "120000" and entry.size <= self.max_body_bytes:
+                skipped.append(Skipped(entry.path, "binary file"))
                 continue  # binary content (a NUL byte or not UTF-8): never a code node
             nodes[address] = self._file_node(address, entry, head, text)
             module = module_name(entry.path)
@@ -214,15 +245,22 @@ class CodeAdapter:
                 line = getattr(exc, "lineno", None) or 1
                 message = f"not parseable as Python: {getattr(exc, 'msg', type(exc).__name__)}"
                 diagnostics.append(Diagnostic(entry.path, line, "parse-error", message, "warning"))
+        files = len(nodes)
         for entry, text, found in symbols:
             self._add_symbols(nodes, entry, head, text, found, diagnostics)
-        return LoadResult(tuple(nodes[key] for key in sorted(nodes)), tuple(diagnostics))
+        ordered = tuple(nodes[key] for key in sorted(nodes))
+        return LoadResult(ordered, tuple(diagnostics), files, tuple(skipped))
 
     def _text(self, repo: git.Repo, entry: TreeEntry) -> str | None:
-        """The blob as text, or None for symlinks, binary or oversized blobs."""
+        """The blob as text, or None for symlinks, binary or oversized blobs; :class:`UnreadableBlob` if unreadable."""
         if entry.mode == "120000" or entry.size > self.max_body_bytes:
             return None
-        data = repo.odb.stream(bytes.fromhex(entry.blob)).read()
+        if entry.missing:
+            raise UnreadableBlob(f"blob {entry.blob[:12]} is not in the repository (a partial or shallow copy?)")
+        try:
+            data = repo.odb.stream(bytes.fromhex(entry.blob)).read()
+        except (ValueError, OSError, git.GitError) as exc:  # GitPython says "could not be resolved" as ValueError
+            raise UnreadableBlob(f"blob {entry.blob[:12]} cannot be read: {_first_line(str(exc))}") from None
         if b"\x00" in data[:8192]:
             return None
         try:
@@ -262,7 +300,7 @@ class CodeAdapter:
         found: list[Symbol],
         diagnostics: list[Diagnostic],
     ) -> None:
-        file_address = make_address("repo", self.name, entry.path)
+        file_address = path_address("repo", self.name, entry.path)
         module = module_name(entry.path)
         children: dict[str, list[str]] = {}
         admitted: dict[str, tuple[Symbol, str, str]] = {}  # name -> (symbol, address, parent address)
@@ -270,7 +308,7 @@ class CodeAdapter:
             if symbol.parent is not None and symbol.parent not in admitted:
                 continue  # its container was refused, so it has no place in the tree
             try:
-                address = make_address("repo", self.name, symbol.name)
+                address = path_address("repo", self.name, symbol.name)
             except BadAddress as exc:
                 diagnostics.append(Diagnostic(entry.path, symbol.start, "bad-id", str(exc), "warning"))
                 continue
@@ -313,3 +351,8 @@ class CodeAdapter:
 def _binary_name(path: str) -> bool:
     name = path.rsplit("/", 1)[-1].lower()
     return "." in name and name.rsplit(".", 1)[-1] in BINARY_SUFFIXES
+
+
+def _first_line(text: object) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0][:200] if lines else "no detail"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from adapters import CodeAdapter, Edge, Node, Tether, TetherKind
+from adapters.base import Skipped
 from tests.support.store_builders import Repo, commit, git, init_repo, write
 
 
@@ -104,12 +105,56 @@ def test_text_files_over_the_size_cap_have_no_body_and_are_not_parsed(repo: Repo
     assert nodes["repo:demo:models/fees.py"].body.startswith('"""Fees."""')
 
 
-def test_a_path_that_cannot_be_an_address_is_skipped_with_a_warning(repo: Repo) -> None:
-    write(repo.root, "notes/with space.txt", "hello\n")
-    commit(repo.root, "add a file with a space")
+def test_a_path_with_spaces_or_non_ascii_letters_is_a_file_node_with_an_encoded_address(repo: Repo) -> None:
+    write(repo.root, "My Notes/a b.md", "hello\n")
+    write(repo.root, "notes/Über Notizen.md", "grüße\n")
+    write(repo.root, "100% (draft).txt", "percent\n")
+    commit(repo.root, "add files whose names hold spaces")
     result = CodeAdapter(repo.root, "demo").load()
-    assert not any("with space" in node.address for node in result.nodes)
-    assert [d.code for d in result.diagnostics if d.path == "notes/with space.txt"] == ["bad-id"]
+    nodes = _by_address(result.nodes)
+    spaced = nodes["repo:demo:My%20Notes/a%20b.md"]
+    assert (spaced.path, spaced.title, spaced.body) == ("My Notes/a b.md", "My Notes/a b.md", "hello\n")
+    assert spaced.tethers == (Tether(TetherKind.GIT_PIN, "My Notes/a b.md", git(repo.root, "rev-parse", "HEAD")),)
+    assert nodes["repo:demo:notes/Über%20Notizen.md"].body == "grüße\n"
+    assert nodes["repo:demo:100%25%20%28draft%29.txt"].path == "100% (draft).txt"
+    assert not [d for d in result.diagnostics if d.code == "bad-id"]
+
+
+def test_a_python_file_in_a_folder_with_a_space_keeps_its_symbols(repo: Repo) -> None:
+    write(repo.root, "my tools/run.py", "def main():\n    return 1\n")
+    commit(repo.root, "a script folder with a space")
+    nodes = _by_address(CodeAdapter(repo.root, "demo").load().nodes)
+    assert nodes["repo:demo:my%20tools.run.main"].type == "function"
+    assert (
+        Edge("repo:demo:my%20tools/run.py", "repo:demo:my%20tools.run", "defines")
+        in nodes["repo:demo:my%20tools/run.py"].edges
+    )
+
+
+def _drop_object(root: Path, path: str) -> None:
+    blob = git(root, "rev-parse", f"HEAD:{path}")
+    (root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+
+
+def test_an_unreadable_blob_costs_only_its_file_a_warning_and_a_skip(repo: Repo) -> None:
+    write(repo.root, "docs/lost.md", "this blob will be missing\n")
+    commit(repo.root, "a file whose object goes missing")
+    _drop_object(repo.root, "docs/lost.md")
+    result = CodeAdapter(repo.root, "demo").load()
+    nodes = _by_address(result.nodes)
+    assert "repo:demo:docs/lost.md" not in nodes
+    assert "repo:demo:models/costs.py" in nodes and "repo:demo:pkg.util.total" in nodes
+    [finding] = [d for d in result.diagnostics if d.path == "docs/lost.md"]
+    assert (finding.code, finding.severity) == ("unreadable-blob", "warning")
+    assert Skipped("docs/lost.md", "unreadable blob") in result.skipped
+
+
+def test_the_code_store_counts_the_files_it_read_and_names_each_binary_it_left_out(repo: Repo) -> None:
+    result = CodeAdapter(repo.root, "demo").load()
+    files = [n for n in result.nodes if n.type == "file"]
+    assert result.files_read == len(files)
+    assert Skipped("assets/logo.bin", "binary file") in result.skipped
+    assert not {s.path for s in result.skipped} & {n.path for n in files}
 
 
 def test_a_directory_that_is_not_a_repository_gives_no_nodes_and_one_diagnostic(tmp_path: Path) -> None:
