@@ -28,6 +28,13 @@ deterministic, documented rules (no model):
   ("option", "alternative", "considered", "rejected"), so an option may answer;
 - **label**: the stem of the question's first term, the quantity a figure
   must be labelled with ("What is the *MAE* of the run?");
+- **subject**: for "what is/are X?" (a definition), the head of X ("cost"
+  of "cost per use"), which the answer must define ("X is …", "X: …"),
+  unless it gives a figure beside every word of X (**subject words**);
+- **purpose**: the question asks what something is for ("… used for?",
+  "what is the purpose of …"): the answer must state a purpose;
+- **verb**: the main verb of a who-question as asked ("who *wrote*
+  …"), which an answer may carry instead of an agent word;
 - the **predicate verb** of a what/which question with do-support ("What
   commission does the broker *charge*?") is an optional term: evidence states
   the value with a copula ("Commission is 3 bps per side.").
@@ -71,6 +78,10 @@ class Question:
     choice: bool = False
     about_options: bool = False
     label: str | None = None
+    subject: tuple[str, ...] = ()
+    subject_words: tuple[str, ...] = ()
+    purpose: bool = False
+    verb: str | None = None
 
 
 def _words(text: str) -> frozenset[str]:
@@ -127,6 +138,7 @@ def analyse(question: str) -> Question:
     elif lowered & CURRENT_MARKERS:
         temporal = "current"
     terms = _terms(words, asked, _predicate_verb(words) if form in ("what", "how-much") else None)
+    subject, subject_words = _subject(words) if form == "what" and asked is None else ((), ())
     return Question(
         text=question,
         form=form,
@@ -138,7 +150,44 @@ def analyse(question: str) -> Question:
         choice=form == "what" and bool(lowered & CHOICE_VERBS or _has_phrase(words, ("go", "with"))),
         about_options=bool(lowered & OPTION_WORDS),
         label=terms[0].stem if terms else None,
+        subject=subject,
+        subject_words=subject_words,
+        purpose=_has_phrase(words, ("used", "for")) or _has_phrase(words, ("purpose", "of")) or words[-1:] == ["for"],
+        verb=_main_verb(words),
     )
+
+
+_COPULAS = _words("is are was were")
+_ARTICLES = _words("a an the")
+
+
+def _subject(words: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """For "what is/are (the) X?": the stems of X's head (its content words up to the first function word,
+    quantifiers left out) and of all of X; ``((), ())`` when X is not a bare noun phrase ("… used for")."""
+    if len(words) < 3 or words[0] != "what" or words[1] not in _COPULAS:
+        return (), ()
+    rest = words[2:]
+    if any(word in AUXILIARIES for word in rest) or rest[-1] in _TRAILING:
+        return (), ()
+    content = [word for word in rest if _is_content(word) and word not in QUANTIFIERS]
+    head: list[str] = []
+    for word in rest:
+        if word in QUANTIFIERS or (not head and not _is_content(word)):
+            continue
+        if not _is_content(word):
+            break
+        head.append(word)
+    return tuple(stem(word) for word in head), tuple(stem(word) for word in content)
+
+
+_TRAILING = _words("for to by with in on of from at about")
+
+
+def _main_verb(words: list[str]) -> str | None:
+    """The verb right after who ("who *wrote* …"): an answer may carry it instead of an agent word."""
+    if len(words) > 1 and words[0] in ("who", "whom") and words[1] not in AUXILIARIES:
+        return words[1]
+    return None
 
 
 def _predicate_verb(words: list[str]) -> int | None:

@@ -46,6 +46,15 @@ answer the question is a wrong choice here. The rules (docs/navigation.md):
    of the question's terms in the unit itself, verified nodes, the earlier
    node, the earlier unit.
 
+6. A what-is-X question (a definition) needs a unit that defines X ("X is
+   …", "X: …") or gives a figure labelled X; a what-for question a purpose
+   (used by/for, so that, serves …); outside a decision line, a how-question a way (by, with, using, when, if …);
+   a who-question an agent (by, author, owner …) or the question's verb. A
+   unit that ends in a colon introduces the list or block below it and is
+   never an answer; the items of a list introduced as options are options.
+   A record whose title negates what a why, how or yes-no question
+   presupposes ("Do not emphasize line headings") answers none of them.
+
 A refusal names what was looked for ("no decision line about 'search
 library' in the 3 records read"); it stays in the model's own abstention,
 which the router never copies into the public detail.
@@ -156,6 +165,8 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
     replaced = _replaced(render)
     best: tuple[tuple[float, ...], Choice] | None = None
     for position, node in enumerate(nodes):
+        if _denies(question, node):
+            continue
         units = atomic_units(node.body or "")
         superseded = str(node.address) in replaced or _superseded(units)
         for index, candidate in enumerate(_candidates(node, units)):
@@ -177,6 +188,24 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
 
 
 _QUOTES = {'"': '"', "\u201c": "\u201d", "'": "'"}
+
+
+def _denies(question: Question, node: RenderNode) -> bool:
+    """Whether the node's title negates what a why, how or yes-no question presupposes.
+
+    "Why does MADR emphasize line headings?" asked of a record titled "Do not
+    emphasize line headings": every content word of the title is the
+    question's, and the title says not. Any reason the record gives is a
+    reason against, so none of its units may answer.
+    """
+    if question.negated or question.form not in ("why", "how", "yes-no") or not node.title:
+        return False
+    words = normalise_words(node.title)
+    if not set(words) & NEGATIONS:
+        return False
+    said = stems(question.text)
+    own = {stem(word) for word in words if word not in NEGATIONS} & content_stems(node.title)
+    return len(own) >= 2 and own <= said
 
 
 def _unquoted(text: str) -> str:
@@ -212,23 +241,43 @@ _SAFE_TEXT = re.compile(r"^[^\x00-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069
 
 
 def _candidates(node: RenderNode, units: tuple[Unit, ...]) -> list[_Candidate]:
-    """The answerable units of a node with their match pools; a heading path's stems are computed once."""
+    """The answerable units of a node with their match pools; a heading path's stems are computed once.
+
+    A unit that introduces what follows ("We discussed three options:",
+    "install it:") is a lead-in, never an answer: its answer is the list or
+    block below it. The items of a list that a lead-in calls options or
+    alternatives are options, whatever heading they sit under.
+    """
     if node.elided:
         units = units[:-1]  # the last unit of a cut body may be cut mid-sentence
+    body = node.body or ""
     title = stems(node.title or "")
     places: dict[tuple[str, ...], tuple[frozenset[str], str | None]] = {}
     found: list[_Candidate] = []
+    options = False
     for unit in units:
         text = unit.text.strip()
+        if unit.kind != "item":
+            options = False
         if unit.kind == "heading" or not text or not _SAFE_TEXT.match(text):
+            continue
+        if body[unit.start : unit.end].rstrip().endswith(":") or body[unit.end : unit.end + 1] == ":":
+            options = unit.kind != "item" and bool(_OPTIONS_LEAD.search(text))
             continue
         if unit.headings not in places:
             path = frozenset().union(*(stems(heading) for heading in unit.headings))
             places[unit.headings] = (title | path, _section(unit.headings))
         context, section = places[unit.headings]
         own = stems(text)
-        found.append(_Candidate(unit, section, own | context, own, context))
+        found.append(_Candidate(unit, "options" if options else section, own | context, own, context))
     return found
+
+
+_OPTIONS_LEAD = re.compile(
+    r"\b(?:options?|alternatives?|approaches|choices|candidates|possibilities)\b|"
+    r"\bwe (?:discussed|considered|looked at|evaluated|compared)\b",
+    re.I,
+)
 
 
 def _section(headings: tuple[str, ...]) -> str | None:
@@ -330,6 +379,16 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
         return False
     if question.form == "what" and question.asked not in _UNNAMED and not _names_value(text, question):
         return False
+    if question.subject and not (
+        _defines(text, question.subject) or (_has_figure(words) and set(question.subject_words) <= candidate.own)
+    ):
+        return False  # "what is X?" is answered by a definition of X, not by a sentence that mentions X
+    if question.purpose and not _PURPOSE.search(text):
+        return False
+    if question.form == "how" and not _decision_line(section, text) and not _MEANS.search(text):
+        return False  # outside a decision, a how-question asks for a way: by, with, using, when, if …
+    if question.asked == "person" and not (_AGENT.search(text) or _said_verb(question, text)):
+        return False  # "who wrote X?" needs an agent ("by", "author") or the verb, not a sentence naming X
     said = {stem(word) for word in normalise_words(question.text)}
     if _decision_line(section, text):
         return bool(content_stems(text) - said)
@@ -390,6 +449,39 @@ def _names_value(text: str, question: Question) -> bool:
         any(char.isdigit() for char in token) or (index > 0 and token[0].isupper() and token.casefold() not in said)
         for index, token in enumerate(tokens)
     )
+
+
+_COPULA_WORDS = frozenset({"is", "are", "means", "mean", "refers", "stands", "denotes"})
+
+
+def _defines(text: str, subject: tuple[str, ...]) -> bool:
+    """Whether ``text`` defines the subject: its words before the first copula (or colon) hold all of it."""
+    head = re.split(r":\s", text, maxsplit=1)[0] if ":" in text[:80] else text
+    words = normalise_words(head)
+    cut = next((at for at, word in enumerate(words) if word in _COPULA_WORDS), None)
+    if cut is None and head == text:
+        return False
+    before = {stem(word) for word in words[: cut if cut is not None else len(words)]}
+    return all(key in before for key in subject)
+
+
+_PURPOSE = re.compile(
+    r"\b(?:used (?:by|for|to|in)|in order to|so that|serves?|purposes?|allows?|lets|enables?)\b", re.I
+)
+_MEANS = re.compile(
+    r"\b(?:by|with|using|via|through|when|whenever|if|as|once|then|first|after|before|until|unless)\b|"
+    r"\b(?:run|install|call|set|add|use|write|create|configure)\b",
+    re.I,
+)
+_AGENT = re.compile(
+    r"\b(?:by|authors?|owners?|owns|maintainers?|maintains|maintained|led|leads|responsible|deciders?|"
+    r"written|wrote|created)\b",
+    re.I,
+)
+
+
+def _said_verb(question: Question, text: str) -> bool:
+    return question.verb is not None and stem(question.verb) in stems(text)
 
 
 def _has_figure(words: set[str]) -> bool:
