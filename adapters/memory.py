@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
+from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped, Tether, TetherKind
 from adapters.frontmatter import MAX_BODY_BYTES, Record, StoreFileError, capped_body, parse_front_matter, read_text
 from adapters.ids import BadAddress, check_address, check_file_id, check_id, make_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside, under
+from adapters.skips import drop
 
 __all__ = ["MAX_BODY_BYTES", "MEMORY_KINDS", "MEMORY_STATUSES", "MemoryAdapter", "Pin"]
 
@@ -98,30 +99,31 @@ class MemoryAdapter:
         if not tree.is_dir():
             return LoadResult((), (Diagnostic(shown, 1, "missing-store", "no memory tree directory", "info"),))
         files, refused = list_store_files(tree, ".md", self.workspace_root)
+        skipped: list[Skipped] = []
         for path, reason in refused:
-            diagnostics.append(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason))
+            drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diagnostics, skipped)
         entries: dict[str, _Entry] = {}
         for path in files:
-            entry = self._read(path, diagnostics)
+            entry = self._read(path, diagnostics, skipped)
             if entry is None:
                 continue
             first = entries.get(entry.address)
             if first is not None:
                 message = f"id {entry.id!r} is already used by {first.path}"
-                diagnostics.append(Diagnostic(entry.path, 1, "duplicate-id", message, "error", "id"))
+                drop(Diagnostic(entry.path, 1, "duplicate-id", message, "error", "id"), diagnostics, skipped)
                 continue
             entries[entry.address] = entry
         nodes = self._nodes(entries, diagnostics)
-        return LoadResult(nodes, tuple(diagnostics))
+        return LoadResult(nodes, tuple(diagnostics), files_read=len(entries), skipped=tuple(skipped))
 
-    def _read(self, path: Path, diagnostics: list[Diagnostic]) -> _Entry | None:
+    def _read(self, path: Path, diagnostics: list[Diagnostic], skipped: list[Skipped]) -> _Entry | None:
         shown = display_path(path, self.workspace_root)
         try:
             doc = parse_front_matter(read_text(path, shown), shown)
             body = capped_body(doc.body, shown, doc.body_line, doc.record.warnings)
             entry = self._entry(doc.record, body, doc.body_line, path.stem)
         except StoreFileError as exc:
-            diagnostics.append(exc.diagnostic)
+            drop(exc.diagnostic, diagnostics, skipped)
             return None
         diagnostics.extend(doc.record.warnings)
         return entry

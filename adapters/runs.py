@@ -18,11 +18,12 @@ from typing import Any
 
 import yaml
 
-from adapters.base import Diagnostic, Family, LoadResult, Node, Tether, TetherKind
+from adapters.base import Diagnostic, Family, LoadResult, Node, Skipped, Tether, TetherKind
 from adapters.frontmatter import Record, StoreFileError, parse_yaml_record, read_text
 from adapters.ids import BadAddress, check_id, make_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_dirs, resolve_inside, under
 from adapters.runs_body import MetricHistory, figure_sections, verification_line
+from adapters.skips import drop
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _COMMIT = re.compile(r"[0-9a-f]{4,40}")
@@ -46,36 +47,39 @@ class RunsAdapter:
         if not self.runs_dir.is_dir():
             return LoadResult((), (Diagnostic(shown, 1, "missing-store", "no runs directory", "info"),))
         diagnostics: list[Diagnostic] = []
+        skipped: list[Skipped] = []
         dirs, refused = list_store_dirs(self.runs_dir, self.workspace_root)
         for path, reason in refused:
-            diagnostics.append(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason))
+            drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diagnostics, skipped)
         nodes: dict[str, Node] = {}
         for run_dir in dirs:
-            node = self._read(run_dir, diagnostics)
+            node = self._read(run_dir, diagnostics, skipped)
             if node is None:
                 continue
             if node.address in nodes:
                 message = f"run id {node.meta['id']!r} is already used by {nodes[node.address].path}"
-                diagnostics.append(Diagnostic(node.path or "", 1, "duplicate-id", message, "error", "id"))
+                drop(Diagnostic(node.path or "", 1, "duplicate-id", message, "error", "id"), diagnostics, skipped)
                 continue
             nodes[node.address] = node
-        return LoadResult(tuple(nodes[key] for key in sorted(nodes)), tuple(diagnostics))
+        ordered = tuple(nodes[key] for key in sorted(nodes))
+        return LoadResult(ordered, tuple(diagnostics), files_read=len(nodes), skipped=tuple(skipped))
 
-    def _read(self, run_dir: Path, diagnostics: list[Diagnostic]) -> Node | None:
+    def _read(self, run_dir: Path, diagnostics: list[Diagnostic], skipped: list[Skipped]) -> Node | None:
         path = run_dir / "run.yaml"
         shown = display_path(path, self.workspace_root)
         if not path.exists() and not path.is_symlink():
-            diagnostics.append(Diagnostic(shown, 1, "missing-record", "run directory without run.yaml", "warning"))
+            missing = Diagnostic(shown, 1, "missing-record", "run directory without run.yaml", "warning")
+            drop(missing, diagnostics, skipped)
             return None
         try:
             resolve_inside(self.workspace_root, path)
             record = parse_yaml_record(read_text(path, shown), shown)
             node = _run_node(record, run_dir.name)
         except PathEscape as exc:
-            diagnostics.append(Diagnostic(shown, 1, "path-escape", exc.reason))
+            drop(Diagnostic(shown, 1, "path-escape", exc.reason), diagnostics, skipped)
             return None
         except StoreFileError as exc:
-            diagnostics.append(exc.diagnostic)
+            drop(exc.diagnostic, diagnostics, skipped)
             return None
         diagnostics.extend(record.warnings)
         return node

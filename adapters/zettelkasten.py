@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Tether, TetherKind
+from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped, Tether, TetherKind
 from adapters.frontmatter import Record, StoreFileError, capped_body, parse_front_matter, read_text
 from adapters.ids import BadAddress, check_address, check_id, make_address
 from adapters.paths import (
@@ -31,6 +31,7 @@ from adapters.paths import (
     resolve_inside,
     under,
 )
+from adapters.skips import drop, skipped_for
 from adapters.zk_debate import DebateMap, load_debate
 from adapters.zk_sources import read_source
 
@@ -38,6 +39,8 @@ NOTE_TYPES = frozenset({"claim", "finding", "method", "quote", "concept", "quest
 LINK_RELS = frozenset({"supports", "contradicts", "refines", "related"})
 CLAIM_STRENGTHS = frozenset({"strong", "moderate", "weak"})
 _KNOWN_FIELDS = frozenset({"id", "type", "title", "claim_strength", "cross", "citations", "links", "files", "tags"})
+_FOLDER_REFUSED = frozenset({"bad-id", "path-escape"})
+"""Codes :meth:`ZettelkastenAdapter.project_dirs` gives a project folder (or root) it leaves out whole."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +99,16 @@ class ZettelkastenAdapter:
 
     def load(self) -> LoadResult:
         projects, diagnostics = self.project_dirs()
+        skipped = [skipped_for(d) for d in diagnostics if d.code in _FOLDER_REFUSED]
         nodes: dict[str, Node] = {}
         refs: list[_Ref] = []
         debates: list[DebateMap] = []
         for project in projects:
-            self._load_project(project, nodes, refs, diagnostics)
+            self._load_project(project, nodes, refs, diagnostics, skipped)
             debates.append(load_debate(project.directory, project.key, self.workspace_root, project.containment))
+        read = len({node.path for node in nodes.values()})
+        read += sum(1 for debate in debates if debate.path is not None and debate.skipped is None)
+        skipped.extend(debate.skipped for debate in debates if debate.skipped is not None)
         loaded = {project.key for project in projects}
         for ref in refs:
             if ref.dst not in nodes and ref.dst.split(":")[1] in loaded:
@@ -110,7 +117,8 @@ class ZettelkastenAdapter:
         for debate in debates:
             diagnostics.extend(debate.diagnostics)
             _apply_debate(debate, nodes, loaded, diagnostics)
-        return LoadResult(tuple(nodes[key] for key in sorted(nodes)), tuple(diagnostics))
+        ordered = tuple(nodes[key] for key in sorted(nodes))
+        return LoadResult(ordered, tuple(diagnostics), files_read=read, skipped=tuple(skipped))
 
     def load_debates(self) -> dict[str, DebateMap]:
         """Every in-scope project's debate map, keyed by project key (for the debate view)."""
@@ -175,12 +183,17 @@ class ZettelkastenAdapter:
         return self._name_ok(alias, self.federation[alias], diags)
 
     def _load_project(
-        self, project: ZkProject, nodes: dict[str, Node], refs: list[_Ref], diags: list[Diagnostic]
+        self,
+        project: ZkProject,
+        nodes: dict[str, Node],
+        refs: list[_Ref],
+        diags: list[Diagnostic],
+        skipped: list[Skipped],
     ) -> None:
         notes, refused = list_store_files(project.directory / "notes", ".md", project.containment)
         sources, refused_sources = list_store_files(project.directory / "sources", ".yaml", project.containment)
         for path, reason in refused + refused_sources:
-            diags.append(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason))
+            drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diags, skipped)
         for path in notes:
             shown = display_path(path, self.workspace_root)
             try:
@@ -188,29 +201,29 @@ class ZettelkastenAdapter:
                 body = capped_body(doc.body, shown, doc.body_line, doc.record.warnings)
                 node, made = _note_node(doc.record, body, doc.body_line, path.stem, project.key, self.code_name)
             except StoreFileError as exc:
-                diags.append(exc.diagnostic)
+                drop(exc.diagnostic, diags, skipped)
                 continue
             diags.extend(doc.record.warnings)
-            if _admit(node, nodes, diags):
+            if _admit(node, nodes, diags, skipped):
                 refs.extend(made)
         for path in sources:
             try:
                 node, warnings = read_source(path, project.key, project.containment, self.workspace_root)
             except StoreFileError as exc:
-                diags.append(exc.diagnostic)
+                drop(exc.diagnostic, diags, skipped)
                 continue
             diags.extend(warnings)
-            _admit(node, nodes, diags)
+            _admit(node, nodes, diags, skipped)
 
 
-def _admit(node: Node, nodes: dict[str, Node], diags: list[Diagnostic]) -> bool:
-    """Keep the first node for an address; a later one is a ``duplicate-id`` error."""
+def _admit(node: Node, nodes: dict[str, Node], diags: list[Diagnostic], skipped: list[Skipped]) -> bool:
+    """Keep the first node for an address; a later one is a ``duplicate-id`` error and its file a skip."""
     first = nodes.get(node.address)
     if first is None:
         nodes[node.address] = node
         return True
     message = f"{node.type} id {node.meta['id']!r} is already used by {first.path}"
-    diags.append(Diagnostic(node.path or "", 1, "duplicate-id", message, "error", "id"))
+    drop(Diagnostic(node.path or "", 1, "duplicate-id", message, "error", "id"), diags, skipped)
     return False
 
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.base import Diagnostic
+from adapters.base import Diagnostic, Skipped
 from adapters.frontmatter import Record, StoreFileError, parse_yaml_record, read_text
 from adapters.ids import BadAddress, check_address, make_address
 from adapters.paths import PathEscape, display_path, resolve_inside
+from adapters.skips import skipped_for
 
 DEBATE_FILE = "debate.yaml"
 _KNOWN_TOP = frozenset({"version", "contested"})
@@ -48,12 +49,16 @@ class ContestedClaim:
 
 @dataclass(frozen=True, slots=True)
 class DebateMap:
-    """A project's contested claims, in file order, plus what was wrong with the file."""
+    """A project's contested claims, in file order, plus what was wrong with the file.
+
+    ``skipped`` is set when the file exists but could not be read at all (the map is then empty).
+    """
 
     project: str
     path: str | None
     contested: tuple[ContestedClaim, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
+    skipped: Skipped | None = None
 
     def for_claim(self, address: str) -> tuple[ContestedClaim, ...]:
         return tuple(entry for entry in self.contested if entry.claim == address)
@@ -82,9 +87,10 @@ def load_debate(
         rec = parse_yaml_record(read_text(path, shown), shown)
         entries = rec.records("contested")
     except PathEscape as exc:
-        return DebateMap(key, shown, (), (Diagnostic(shown, 1, "path-escape", exc.reason),))
+        refused = Diagnostic(shown, 1, "path-escape", exc.reason)
+        return DebateMap(key, shown, (), (refused,), skipped_for(refused))
     except StoreFileError as exc:
-        return DebateMap(key, shown, (), (exc.diagnostic,))
+        return DebateMap(key, shown, (), (exc.diagnostic,), skipped_for(exc.diagnostic))
     for name in rec.fields():
         if name not in _KNOWN_TOP:
             rec.warn(name, "bad-field", f"unknown debate field {name!r}")
