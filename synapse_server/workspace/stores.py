@@ -10,32 +10,25 @@ that navigation shows as a gap, never a failed call.
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from adapters.base import Diagnostic, Family, LoadResult, Node
-from adapters.code import CodeAdapter, CodeExclusions
-from adapters.memory import MemoryAdapter
+from adapters.base import Diagnostic, Family, Node
 from adapters.resolvers import Resolvers, workspace_resolvers
-from adapters.runs import RunsAdapter
-from adapters.zettelkasten import ZettelkastenAdapter
 from synapse_server.errors import ConfigError, IndexUnavailable
 from synapse_server.workspace.config import CONFIG_RELPATH, Workspace
-from synapse_server.workspace.sources import SourceLoader, code_exclusions, collisions, source_loaders
+from synapse_server.workspace.loading import FAMILIES, load_each
+from synapse_server.workspace.sources import collisions
 
 if TYPE_CHECKING:
     from adapters.index import HybridIndex, IndexDoc, SyncStats
     from adapters.index.embedder import TextEncoder
     from adapters.index.settings import IndexSettings
 
-log = logging.getLogger(__name__)
-
-FAMILIES: tuple[Family, ...] = ("memory", "zk", "code", "data")
 _UNLOADABLE = frozenset({"path-escape", "unreadable"})
 """Error diagnostics that, when a store yields no node at all, mean the store itself could not be read."""
 STORE_OF_FAMILY: Mapping[str, str] = {"memory": "mem", "zk": "zk", "code": "repo", "data": "data"}
@@ -134,44 +127,21 @@ class Stores:
 
     @classmethod
     def load(cls, workspace: Workspace, families: Iterable[Family] = FAMILIES) -> Stores:
-        wanted = set(families)
-        loaders: list[tuple[Family, str, Callable[[], LoadResult]]] = []
-        if "memory" in wanted:
-            memory = MemoryAdapter(workspace.memory_dir, workspace.root, workspace.code_name)
-            loaders.append(("memory", "mem:tree:*", memory.load))
-        if "zk" in wanted:
-            zk = ZettelkastenAdapter(
-                workspace.zettelkasten_dir, None, workspace.federation_dirs, workspace.root, workspace.code_name
-            )
-            loaders.append(("zk", "zk:all:*", zk.load))
-        if "data" in wanted:
-            runs = RunsAdapter(workspace.runs_dir, workspace.root)
-            loaders.append(("data", "data:runs:*", runs.load))
-        adopted = [s for s in source_loaders(workspace) if s.family in wanted or "code" in wanted]
-        loaded_sources: list[tuple[SourceLoader, tuple[Node, ...]]] = []
-        for source in adopted:
-            loaders.append((source.family, source.wildcard, _remember(source, loaded_sources)))
-        if "code" in wanted:
-            loaders.append(("code", f"repo:{workspace.code_name}:*", _code_loader(workspace, loaded_sources)))
         nodes: dict[str, Node] = {}
         diagnostics: list[Diagnostic] = []
         failures: list[SourceFailure] = []
-        for family, wildcard, load in loaders:
-            try:
-                result = load()
-            except Exception as exc:  # an adapter bug or I/O it cannot survive: a gap, not a failed turn
-                log.exception("%s adapter failed", family)
-                if family in wanted:
-                    failures.append(
-                        SourceFailure(family, wildcard, f"{family} store failed to load: {type(exc).__name__}")
-                    )
+        for load in load_each(workspace, families):
+            family, result = load.family, load.result
+            if load.failure is not None:
+                detail = f"{family} store failed to load: {load.failure.error}"
+                failures.append(SourceFailure(family, load.wildcard, detail))
                 continue
-            if family not in wanted:
-                continue  # a source read only to know which files the code store leaves out
             diagnostics.extend(result.diagnostics)
             refused = [d for d in result.diagnostics if d.severity == "error" and d.code in _UNLOADABLE]
             if not result.nodes and refused:  # e.g. the store folder is a symlink loop or leaves the workspace
-                failures.append(SourceFailure(family, wildcard, f"{family} store failed to load: {refused[0].code}"))
+                failures.append(
+                    SourceFailure(family, load.wildcard, f"{family} store failed to load: {refused[0].code}")
+                )
             diagnostics.extend(collisions([("", nodes.values()), (family, result.nodes)]))
             for node in result.nodes:
                 nodes.setdefault(node.address, node)
@@ -213,28 +183,3 @@ class Stores:
             index.close()
             raise IndexUnavailable(exc.message) from None
         return index
-
-
-def _remember(source: SourceLoader, seen: list[tuple[SourceLoader, tuple[Node, ...]]]) -> Callable[[], LoadResult]:
-    """The source's loader, recording its nodes so the code store can leave their files out."""
-
-    def load() -> LoadResult:
-        result = source.load()
-        seen.append((source, result.nodes))
-        return result
-
-    return load
-
-
-def _code_loader(
-    workspace: Workspace, sources: list[tuple[SourceLoader, tuple[Node, ...]]]
-) -> Callable[[], LoadResult]:
-    """The code store, built after the sources ran so their files are left out of it."""
-
-    def load() -> LoadResult:
-        exclusions: CodeExclusions = code_exclusions(workspace, sources)
-        return CodeAdapter(
-            workspace.code_dir, workspace.code_name, exclusions=exclusions, boundary=workspace.root
-        ).load()
-
-    return load

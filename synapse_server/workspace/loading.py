@@ -1,0 +1,136 @@
+"""Every store and source of a workspace, each loaded once, a failure costing only its own store.
+
+The server's :class:`~synapse_server.workspace.stores.Stores`, ``synapse lint``
+and ``init --adopt``'s check all read a workspace through :func:`load_each`:
+the native stores (memory tree, zettelkasten, runs), then each ``sources:``
+entry in config order, then the code store, which leaves out the files the
+sources read. An adapter that raises (a bug, or I/O it cannot survive) is one
+:class:`StoreLoad` with a :class:`LoadFailure`; every other store still loads,
+and lint reports the lost one instead of printing a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from adapters.base import Family, LoadResult, Node
+from adapters.code import CodeAdapter
+from adapters.memory import MemoryAdapter
+from adapters.paths import display_path
+from adapters.runs import RunsAdapter
+from adapters.zettelkasten import ZettelkastenAdapter
+from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.source_config import SourceConfig
+from synapse_server.workspace.sources import SourceLoader, code_exclusions, source_loaders
+
+__all__ = ["FAMILIES", "LoadFailure", "StoreLoad", "load_each"]
+
+log = logging.getLogger(__name__)
+
+FAMILIES: tuple[Family, ...] = ("memory", "zk", "code", "data")
+_DETAIL_CHARS = 160
+
+
+@dataclass(frozen=True, slots=True)
+class LoadFailure:
+    """Why a store could not load at all: the exception's type and its first line (workspace paths relative)."""
+
+    error: str
+    detail: str
+
+    def describe(self) -> str:
+        return f"{self.error}: {self.detail}" if self.detail else self.error
+
+
+@dataclass(frozen=True, slots=True)
+class StoreLoad:
+    """One store or ``sources:`` entry as it loaded: what it is, where, and its result or its failure.
+
+    ``kind`` is ``memory``, ``zettelkasten``, ``runs``, ``code`` or the source's
+    kind; ``folder`` is workspace-relative; ``wildcard`` is the address a
+    failure is reported under; ``source`` is the config entry of an adopted source.
+    """
+
+    kind: str
+    family: Family
+    folder: str
+    wildcard: str
+    result: LoadResult
+    failure: LoadFailure | None = None
+    source: SourceConfig | None = None
+
+    @property
+    def label(self) -> str:
+        """How reports name it: ``notes vault``, ``code .``, ``memory .memory``."""
+        return f"{self.kind} {self.folder}"
+
+
+def load_each(workspace: Workspace, families: Iterable[Family] = FAMILIES) -> list[StoreLoad]:
+    """Load every store of ``families``, in report order; never raises for one store's failure.
+
+    Adopted sources of other families still run when the code store is wanted (it
+    must leave their files out), but only the wanted ones are returned.
+    """
+    wanted = set(families)
+    ws = workspace
+    loads: list[StoreLoad] = []
+
+    def guarded(kind: str, family: Family, folder: str, wildcard: str, load: Callable[[], LoadResult]) -> StoreLoad:
+        try:
+            return StoreLoad(kind, family, folder, wildcard, load())
+        except Exception as exc:  # an adapter bug or I/O it cannot survive: this store is lost, the others load
+            log.exception("%s store %s failed to load", kind, folder)
+            return StoreLoad(kind, family, folder, wildcard, LoadResult(()), _failure(exc, ws.root))
+
+    def shown(folder: Path) -> str:
+        return display_path(folder, ws.root)
+
+    if "memory" in wanted:
+        memory = MemoryAdapter(ws.memory_dir, ws.root, ws.code_name)
+        loads.append(guarded("memory", "memory", shown(ws.memory_dir), "mem:tree:*", memory.load))
+    if "zk" in wanted:
+        zk = ZettelkastenAdapter(ws.zettelkasten_dir, None, ws.federation_dirs, ws.root, ws.code_name)
+        loads.append(guarded("zettelkasten", "zk", shown(ws.zettelkasten_dir), "zk:all:*", zk.load))
+    if "data" in wanted:
+        runs = RunsAdapter(ws.runs_dir, ws.root)
+        loads.append(guarded("runs", "data", shown(ws.runs_dir), "data:runs:*", runs.load))
+    read: list[tuple[SourceLoader, tuple[Node, ...]]] = []
+    for source in source_loaders(ws):
+        if source.family not in wanted and "code" not in wanted:
+            continue
+        load = replace(
+            guarded(source.source.kind, source.family, source.source.path, source.wildcard, source.load),
+            source=source.source,
+        )
+        if load.failure is None:
+            read.append((source, load.result.nodes))
+        if source.family in wanted:
+            loads.append(load)
+    if "code" in wanted:
+        loads.append(guarded("code", "code", shown(ws.code_dir), f"repo:{ws.code_name}:*", _code_loader(ws, read)))
+    return loads
+
+
+def _failure(exc: Exception, root: Path) -> LoadFailure:
+    """The exception as a :class:`LoadFailure` that names no machine path outside the workspace."""
+    text = (str(exc).strip().splitlines() or [""])[0]
+    for prefix in {str(root) + "/", str(root.resolve()) + "/"}:
+        text = text.replace(prefix, "")
+    if len(text) > _DETAIL_CHARS:
+        text = text[: _DETAIL_CHARS - 1] + "…"
+    return LoadFailure(type(exc).__name__, text)
+
+
+def _code_loader(workspace: Workspace, read: list[tuple[SourceLoader, tuple[Node, ...]]]) -> Callable[[], LoadResult]:
+    """The code store, built after the sources ran so their files are left out of it."""
+
+    def load() -> LoadResult:
+        exclusions = code_exclusions(workspace, read)
+        return CodeAdapter(
+            workspace.code_dir, workspace.code_name, exclusions=exclusions, boundary=workspace.root
+        ).load()
+
+    return load
