@@ -39,6 +39,7 @@ from adapters.ids import BadAddress, make_address
 from adapters.mem_body import body_lines
 from adapters.mem_parse import Declaration, parse_mem
 from adapters.paths import display_path, under
+from adapters.skips import drop, skipped_for
 from adapters.source_files import check_folder, read_source, walk_files
 
 STATEMENT_FIELDS = ("rule", "claim", "statement", "decision", "value", "text", "description", "question", "goal")
@@ -61,8 +62,6 @@ BROKEN_WORDS = frozenset({"broken", "invalid", "malformed", "corrupt", "corrupte
 TEST_FIXTURE = "a test fixture"
 BROKEN_EXAMPLE = "a deliberately broken example"
 PROPOSAL = "a proposal awaiting review"
-_UNREADABLE = {"encoding": "not UTF-8", "binary": "binary", "too-large": "too large", "unreadable": "unreadable",
-               "path-escape": "a link leaving the workspace"}  # fmt: skip
 
 
 def left_out(folder: Sequence[str], mem_names: Iterable[str]) -> str | None:
@@ -113,8 +112,7 @@ class MemFilesAdapter:
             try:
                 source = read_source(path, self.root, front_matter=False)
             except StoreFileError as exc:
-                diagnostics.append(exc.diagnostic)
-                skipped.append(Skipped(exc.diagnostic.path, _UNREADABLE.get(exc.diagnostic.code, "unreadable")))
+                drop(exc.diagnostic, diagnostics, skipped)
                 continue
             read += 1
             found, errors = parse_mem(source.text)
@@ -142,7 +140,7 @@ class MemFilesAdapter:
         if self.path.is_file():
             return [self.path], [], []
         found, refused = walk_files(self.path, (".mem",), self.root, recursive=True)
-        skipped = [Skipped(d.path, _UNREADABLE[d.code]) for d in refused if d.code in _UNREADABLE]
+        skipped = [skipped_for(d) for d in refused]
         proposals, _ = walk_files(self.path / ".memdsl", (".mem",), self.root, recursive=True)
         skipped += [Skipped(display_path(p, self.root), PROPOSAL) for p in proposals]
         by_folder: dict[Path, list[Path]] = {}
