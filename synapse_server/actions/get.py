@@ -20,7 +20,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node
-from adapters.ids import BadAddress, check_address, check_id
+from adapters.ids import BadAddress, check_address, check_id, encode_id
 from adapters.paths import PathEscape, resolve_inside
 from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text
 from synapse_server.actions.deps import Deps
@@ -97,7 +97,10 @@ def canonical_address(raw: str) -> str:
     try:
         address = check_address(raw)
     except BadAddress as exc:
-        raise InvalidInput(f"id is neither a memory id nor a canonical address: {exc}", parameter="id") from None
+        try:  # a path typed as written (``repo:demo:My Notes/a b.md``): its id encoded as the store lists it
+            address = check_address(_as_listed(raw))
+        except BadAddress:
+            raise InvalidInput(f"id is neither a memory id nor a canonical address: {exc}", parameter="id") from None
     if address.id.startswith("/"):
         raise PathOutsideWorkspace(
             "an address names a path relative to its store, never an absolute one", parameter="id"
@@ -112,6 +115,8 @@ def get_node(deps: Deps, params: GetParams) -> GetOutput:
         workspace = deps.workspace()
         nodes = deps.stores().nodes
         node = nodes.get(address)
+        if node is None and not address.startswith(_FILE):
+            node = nodes.get(_as_listed(address))
         if node is None and ":" not in params.id:
             node = node_for_file(nodes, address.removeprefix(_FILE) if address.startswith(_FILE) else params.id)
     if node is None and address.startswith(_FILE):
@@ -127,6 +132,14 @@ async def handle(params: GetParams, deps: Deps) -> GetOutput:
 
 
 _FILE = "file:"
+
+
+def _as_listed(address: str) -> str:
+    """``store:source:id`` with the id percent-encoded as adapters encode ids made from file names."""
+    if address.count(":") < 2:
+        return address
+    store, source, ident = address.split(":", 2)
+    return f"{store}:{source}:{encode_id(ident)}"
 
 
 def _file_key(raw: str) -> str:
