@@ -6,17 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from adapters.base import Node, TetherKind
-from adapters.mem_files import MemFilesAdapter
+from adapters.base import LoadResult, Node, Skipped, TetherKind
+from adapters.mem_files import PROPOSAL, MemFilesAdapter
 from adapters.mem_parse import parse_mem
 from tests.support.source_fixtures import commit_all, make_repo, mem_files
 
 
-def _load(tmp_path: Path) -> tuple[dict[str, Node], list[str]]:
+def _result(tmp_path: Path) -> LoadResult:
     root = make_repo(tmp_path / "repo")
     mem_files(root / "memory")
     commit_all(root, "memory")
-    result = MemFilesAdapter(Path("memory"), root, root).load()
+    return MemFilesAdapter(Path("memory"), root, root).load()
+
+
+def _load(tmp_path: Path) -> tuple[dict[str, Node], list[str]]:
+    result = _result(tmp_path)
     return {n.address: n for n in result.nodes}, [d.format() for d in result.diagnostics]
 
 
@@ -51,9 +55,14 @@ def test_a_broken_declaration_is_a_positioned_error_and_costs_only_itself(tmp_pa
     assert diagnostics == ["memory/broken.mem:3: error[mem-syntax] field 'force' needs ':' or '{' (column 3)"]
 
 
-def test_proposals_awaiting_review_are_never_memory(tmp_path: Path) -> None:
-    nodes, _ = _load(tmp_path)
-    assert "mem:mem:x.y" not in nodes
+def test_proposals_awaiting_review_are_never_memory_and_are_reported_as_skipped(tmp_path: Path) -> None:
+    result = _result(tmp_path)
+    assert "mem:mem:x.y" not in {n.address for n in result.nodes}
+    assert result.skipped == (Skipped("memory/.memdsl/proposals/p-20240701-000000-abcdef.mem", PROPOSAL),)
+
+
+def test_a_file_with_a_broken_declaration_is_still_a_file_read(tmp_path: Path) -> None:
+    assert _result(tmp_path).files_read == 2  # team.mem and broken.mem
 
 
 @pytest.mark.parametrize(
