@@ -1,73 +1,57 @@
 """Architecture Decision Records read in place: each ADR file is a memory ``decision``.
 
-Two layouts are understood, and may be mixed in one folder:
-
-- **Nygard / adr-tools**: ``# 1. Title``, a ``Date:`` line, then ``## Status``
-  (``Accepted``, ``Superseded by [3. …](0003-….md)``, ``Amends [2. …](…)``),
-  ``## Context``, ``## Decision``, ``## Consequences``.
-- **MADR**: optional YAML front matter (``status``, ``date``, ``deciders``) or
-  the older ``* Status:`` / ``* Date:`` / ``* Deciders:`` bullets, ``# Title``,
-  ``## Context and Problem Statement``, ``## Decision Outcome``, ….
+Every layout found in public repositories is understood, and they may be
+mixed in one folder (see :mod:`adapters.adr_record`): Nygard / adr-tools
+(``## Status`` section), MADR 2 (``* Status:`` bullets, as Log4brains writes),
+MADR 3 and 4 (YAML front matter), bold ``**Status:**`` lines. File names may be
+numbered (``0005-use-postgres.md``), dated (``20201103-use-lunr-for-search.md``)
+or ``adr-``prefixed (``adr-001.md``), see :mod:`adapters.adr_names`.
 
 ``doc/adr/0005-use-postgres.md`` becomes ``mem:adr:0005-use-postgres`` (the
 source's ``name`` replaces ``adr``). The body is the file after its title,
-headings kept, so every section is a headed unit. Status maps onto the
-memory vocabulary (accepted, proposed, partly superseded → active; superseded,
-deprecated → superseded; rejected, reverted → abandoned) with the ADR's own word
-kept in ``meta.adr_status``: a record that is not current keeps its verified
-status and every answer citing it discloses the word
-(:mod:`synapse_server.navigation.supersession`). Links in the status section become ``supersedes``,
-``superseded-by``, ``amends``, ``amended-by`` (or the link's own verb) edges,
-and each is mirrored on its target. The file itself is the tether: a git pin
-at the last commit that changed it, or a content hash while it has uncommitted
-edits (see :mod:`adapters.file_tethers`).
+headings kept, so every section is a headed unit; a MADR 3/4 record's front
+matter lines open it, so its status is in the text. The status is read as a
+phrase (:mod:`adapters.adr_status`): the record's own words are kept in
+``meta.adr_status`` (``pending``, ``on hold``, ``partly superseded``), their
+canonical state in ``meta.adr_state`` and the memory status in ``meta.status``.
+A record that is not current (superseded, deprecated, rejected, reverted)
+keeps its verified status and every answer citing it discloses the word
+(:mod:`synapse_server.navigation.supersession`). Links in the status become
+``supersedes``, ``superseded-by``, ``amends``, ``amended-by`` (or the link's own
+verb) edges, each mirrored on its target. The file itself is the tether: a git
+pin at the last commit that changed it, or a content hash while it has
+uncommitted edits (see :mod:`adapters.file_tethers`).
 
-Diagnostic codes: ``adr-status`` (warning: a status the mapping does not
-know), ``adr-title`` (warning: no ``#`` title; the file name stands in),
+Which files are records: in a folder named like an ADR folder (``adr``,
+``decisions``, …) a numbered file or one that states a status; anywhere else
+(the repository root, ``docs/``) only a file named ``adr-NNN…`` or a numbered
+one that states a status. READMEs, indexes and templates never are. Every other
+Markdown file of the folder is reported as skipped, with why.
+
+Diagnostic codes: ``adr-status`` (warning: a status no known phrase matches),
+``adr-title`` (warning: no ``#`` title; the file name stands in),
 ``dangling-ref`` (warning, field ``status``: a link names no ADR of the folder).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from adapters.base import Diagnostic, Edge, Family, LoadResult, Node
+from adapters.adr_names import RecordName, adr_folder, not_a_record, record_name
+from adapters.adr_record import INVERSE, Link, parse_record
+from adapters.adr_status import read_status
+from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped
 from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import StoreFileError
 from adapters.ids import BadAddress, make_address
-from adapters.links import MARKDOWN_LINK
 from adapters.paths import display_path, under
+from adapters.skips import drop
 from adapters.source_files import SourceText, check_folder, read_source, walk_files
 
-STATUS_MAP: dict[str, str] = {
-    "accepted": "active",
-    "proposed": "active",
-    "superseded": "superseded",
-    "deprecated": "superseded",
-    "rejected": "abandoned",
-    "reverted": "abandoned",
-    "partly superseded": "active",  # still partly in force; the supersession disclosure says which record replaces it
-}
-_INVERSE = {
-    "supersedes": "superseded-by",
-    "superseded-by": "supersedes",
-    "amends": "amended-by",
-    "amended-by": "amends",
-}
-_NUMBERED = re.compile(r"(\d++)[-_].+")
-_TITLE_NUMBER = re.compile(r"(\d++)\.\s++")
-_BULLET = re.compile(r"[*-]\s+(status|date|deciders)\s*:\s*(.*)", re.IGNORECASE)
-_DATE_LINE = re.compile(r"date\s*:\s*(.+)", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class _Link:
-    rel: str
-    target: str  # the linked file's stem
-    line: int
+NOT_A_RECORD = "not a record (README, index or template)"
+NO_STATUS = "not named as a record and states no status"
 
 
 class AdrAdapter:
@@ -80,67 +64,78 @@ class AdrAdapter:
         self.root = workspace_root
         self.repo_dir = repo_dir
         self.name = name
+        self.by_convention = adr_folder(self.folder.name) and self.folder != self.root
 
     def load(self) -> LoadResult:
         problem = check_folder(self.folder, self.root, "ADR folder")
         if problem is not None:
             return LoadResult((), (problem,))
         files, diagnostics = walk_files(self.folder, (".md", ".markdown"), self.root, recursive=False)
+        skipped = [Skipped(d.path, "a link out of the workspace") for d in diagnostics if d.code == "path-escape"]
         tethers = FileTethers(self.root, self.repo_dir)
         tethers.prepare(display_path(path, self.root) for path in files)
         nodes: dict[str, Node] = {}
-        links: dict[str, list[_Link]] = {}
+        links: dict[str, list[Link]] = {}
         for path in files:
             try:
                 source = read_source(path, self.root)
             except StoreFileError as exc:
-                diagnostics.append(exc.diagnostic)
+                drop(exc.diagnostic, diagnostics, skipped)
                 continue
-            parsed = self._node(source, path.stem, tethers, diagnostics)
+            parsed = self._node(source, path.stem, tethers, diagnostics, skipped)
             if parsed is not None:
                 nodes[parsed[0].address], links[parsed[0].address] = parsed
-        return LoadResult(_linked(nodes, links, self.name, diagnostics), tuple(diagnostics))
+        records = _linked(nodes, links, self.name, diagnostics)
+        return LoadResult(records, tuple(diagnostics), files_read=len(records), skipped=tuple(skipped))
 
     def _node(
-        self, source: SourceText, stem: str, tethers: FileTethers, diagnostics: list[Diagnostic]
-    ) -> tuple[Node, list[_Link]] | None:
-        lines = source.body.split("\n")
-        fields = _front_fields(source)
-        title, number, title_index = _title(lines)
-        status_text, status_line, links = _status_section(lines, source.body_line)
-        for key, value, line in _preamble(lines[: title_index + 8] if title_index >= 0 else lines[:12]):
-            fields.setdefault(key, (value, source.body_line + line))
-        if status_text is None and "status" in fields:
-            status_text, status_line = fields["status"]
-            links += [_Link(rel, target, status_line) for rel, target in _relations(status_text)]
-        if (not _NUMBERED.fullmatch(stem) and status_text is None) or _not_a_record(stem):
-            return None  # a README, an index or a template sitting beside the records
+        self,
+        source: SourceText,
+        stem: str,
+        tethers: FileTethers,
+        diagnostics: list[Diagnostic],
+        skipped: list[Skipped],
+    ) -> tuple[Node, list[Link]] | None:
+        record = parse_record(source)
+        named = record_name(stem)
+        if not_a_record(stem):
+            skipped.append(Skipped(source.path, NOT_A_RECORD))
+            return None
+        if not self._is_record(named, record.status_text):
+            skipped.append(Skipped(source.path, NO_STATUS))
+            return None
         try:
             address = make_address("mem", self.name, stem)
         except BadAddress as exc:
-            diagnostics.append(Diagnostic(source.path, 1, "bad-id", f"ADR file name {stem!r}: {exc}", "warning"))
+            drop(
+                Diagnostic(source.path, 1, "bad-id", f"ADR file name {stem!r}: {exc}", "warning"), diagnostics, skipped
+            )
             return None
-        if title is None:
+        if record.title is None:
             diagnostics.append(
                 Diagnostic(source.path, 1, "adr-title", "no '# Title' line; the file name stands in", "warning")
             )
-        word = _status_word(status_text)
-        status = STATUS_MAP.get(word or "")
-        if word is not None and status is None:
-            message = f"status {word!r} is not one of {', '.join(sorted(STATUS_MAP))}; left unmapped"
-            diagnostics.append(Diagnostic(source.path, status_line, "adr-status", message, "warning", "status"))
-        body = "\n".join(lines[title_index + 1 :]).strip() if title_index >= 0 else source.body
+        status = read_status(record.status_text)
+        if status is not None and status.state is None:
+            message = (
+                f"status {status.word!r} is not a status phrase Synapse knows (see docs/sources.md); left unmapped"
+            )
+            diagnostics.append(Diagnostic(source.path, record.status_line, "adr-status", message, "warning", "status"))
         tether = tethers.tether(source.path, source.data)
-        number_match = _NUMBERED.fullmatch(stem)
+        number = named.number if named is not None and named.number is not None else record.title_number
+        created = record.fields["date"][0] if "date" in record.fields else (named.date if named else None)
         meta: dict[str, Any] = {
             "id": stem,
             "kind": "decision",
-            "status": status,
-            "adr_status": word,
-            "adr_number": int(number) if number else (int(number_match.group(1)) if number_match else None),
-            "layout": "madr" if source.record is not None or "decision outcome" in source.body.lower() else "nygard",
-            "created": fields["date"][0] if "date" in fields else None,
-            "deciders": fields["deciders"][0] if "deciders" in fields else None,
+            "status": status.memory if status else None,
+            "adr_status": status.word if status else None,
+            "adr_state": status.state if status else None,
+            "adr_status_text": record.status_text,
+            "adr_number": number,
+            "layout": record.layout,
+            "created": created,
+            "deciders": record.fields["deciders"][0] if "deciders" in record.fields else None,
+            "chosen_option": record.chosen_option,
             "tags": (),
             "pins": (f"{tether.target}@{tether.ref}",) if tether.kind == "git-pin" else (),
             "source_kind": "adr",
@@ -148,8 +143,8 @@ class AdrAdapter:
         node = Node(
             address=address,
             type="decision",
-            title=title or stem,
-            body=body,
+            title=record.title or stem,
+            body=record.body,
             family="memory",
             provenance=(provenance_of(tether),),
             tethers=(tether,),
@@ -157,111 +152,18 @@ class AdrAdapter:
             path=source.path,
             line=1,
         )
-        return node, links
+        return node, record.links
 
-
-def _not_a_record(stem: str) -> bool:
-    name = stem.lower()
-    return name in ("readme", "index", "toc", "contents") or "template" in name
-
-
-def _front_fields(source: SourceText) -> dict[str, tuple[str, int]]:
-    """MADR front matter fields as (text, line); lists (deciders) are joined with commas."""
-    record = source.record
-    if record is None:
-        return {}
-    out: dict[str, tuple[str, int]] = {}
-    for key in ("status", "date", "deciders"):
-        value = record.value(key) if key in record.fields() else None
-        if value is None:
-            continue
-        text = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
-        out[key] = (text, record.line_of(key))
-    return out
-
-
-def _title(lines: list[str]) -> tuple[str | None, str | None, int]:
-    """(title, adr-tools number, index of the title line) of the first ``# `` heading.
-
-    ``# 3. Use Postgres ##`` reads as number ``3``, title ``Use Postgres``: closing ``#``s are dropped. Plain
-    string operations, not one pattern with lazy and optional parts, so a long title line costs its length.
-    """
-    for index, line in enumerate(lines):
-        text = line.strip()[1:].lstrip() if line.startswith("# ") else ""
-        if not text:
-            continue
-        number = _TITLE_NUMBER.match(text)
-        if number is not None:
-            text = text[number.end() :]
-        return text.rstrip("#").rstrip() or text[:1], number.group(1) if number else None, index
-    return None, None, -1
-
-
-def _preamble(lines: list[str]) -> list[tuple[str, str, int]]:
-    """``Date:`` lines (adr-tools) and ``* Status:`` bullets (older MADR) before the first section."""
-    found: list[tuple[str, str, int]] = []
-    for index, line in enumerate(lines):
-        text = line.strip()
-        if text.startswith("## "):
-            break
-        bullet = _BULLET.fullmatch(text)
-        if bullet:
-            found.append((bullet.group(1).lower(), bullet.group(2).strip(), index))
-            continue
-        date = _DATE_LINE.fullmatch(text)
-        if date:
-            found.append(("date", date.group(1).strip(), index))
-    return found
-
-
-def _status_section(lines: list[str], first_line: int) -> tuple[str | None, int, list[_Link]]:
-    """The ``## Status`` section's first line, its file line, and the relation links it holds."""
-    inside = False
-    status: str | None = None
-    line_no = 1
-    links: list[_Link] = []
-    for index, line in enumerate(lines):
-        text = line.strip()
-        if text.startswith("## "):
-            if inside:
-                break
-            inside = text[3:].strip().lower() == "status"
-            continue
-        if not inside or not text:
-            continue
-        if status is None:
-            status, line_no = text, first_line + index
-        links += [_Link(rel, target, first_line + index) for rel, target in _relations(text)]
-    return status, line_no, links
-
-
-def _relations(text: str) -> list[tuple[str, str]]:
-    """(rel, target stem) for each Markdown link to another record in ``text``."""
-    out: list[tuple[str, str]] = []
-    start = 0
-    for match in MARKDOWN_LINK.finditer(text):
-        verb = re.sub(r"[^a-z ]", "", text[start : match.start()].lower()).strip()
-        start = match.end()
-        target = match.group(2).split("#", 1)[0]
-        if not target.lower().endswith((".md", ".markdown")) or "://" in target:
-            continue
-        rel = "-".join(verb.split()[-2:]) if verb else "related"
-        rel = rel if rel in _INVERSE else ("-".join(verb.split()) or "related")
-        out.append((rel, PurePosixPath(target).stem))
-    return out
-
-
-def _status_word(text: str | None) -> str | None:
-    if not text:
-        return None
-    word = re.sub(r"[^a-z]", " ", MARKDOWN_LINK.sub(" ", text.lower())).split()
-    if word[:2] == ["partly", "superseded"] or word[:2] == ["partially", "superseded"]:
-        return "partly superseded"
-    return word[0] if word else None
+    def _is_record(self, named: RecordName | None, status_text: str | None) -> bool:
+        """A record by its name or by its status (see the module doc for where each counts)."""
+        style = named.style if named is not None else None
+        if style == "adr-prefixed" or (self.by_convention and style is not None):
+            return True
+        return status_text is not None and (self.by_convention or style is not None)
 
 
 def _linked(
-    nodes: dict[str, Node], links: dict[str, list[_Link]], name: str, diagnostics: list[Diagnostic]
+    nodes: dict[str, Node], links: dict[str, list[Link]], name: str, diagnostics: list[Diagnostic]
 ) -> tuple[Node, ...]:
     """Attach relation edges (and their mirrors on the targets); a link to no record is a warning."""
     edges: dict[str, list[Edge]] = {address: [] for address in nodes}
@@ -278,7 +180,7 @@ def _linked(
                 )
                 continue
             edges[src].append(Edge(src, dst, link.rel))
-            if link.rel in _INVERSE:
-                edges[dst].append(Edge(dst, src, _INVERSE[link.rel]))
+            if link.rel in INVERSE:
+                edges[dst].append(Edge(dst, src, INVERSE[link.rel]))
     out = [replace(node, edges=tuple(dict.fromkeys(edges[address]))) for address, node in nodes.items()]
     return tuple(sorted(out, key=lambda node: node.address))

@@ -3,7 +3,9 @@
 A file that is tracked and whose bytes on disk equal its blob at ``HEAD`` is
 pinned at the last commit that changed it (``path@sha``), so the git-pin
 resolver grounds it and reports ``outdated`` once a later commit changes the
-file. A file with uncommitted edits, or one git does not track, is tethered by
+file. A merge counts as a change when its result differs from every parent
+(both branches edited the file); a merge that took one side's bytes is
+followed to the commit that wrote them, so the pinned blob is always HEAD's. A file with uncommitted edits, or one git does not track, is tethered by
 the sha256 of the bytes that were read: what a citation quotes is then
 exactly what was on disk, and an edit afterwards makes it stale. One ``git
 ls-tree`` and one ``git log`` per folder, however many files it holds.
@@ -55,7 +57,9 @@ class FileTethers:
             self._blobs = {e.path: e.blob for e in tree_entries(repo, head) if e.mode != "120000"}
             tracked = [p for p in wanted if p in self._blobs]
             if tracked:
-                log = repo.git.log("--format=%x00%H", "--name-only", "--no-renames", head, "--", *tracked)
+                # --cc: a merge whose result differs from every parent (both sides edited the file) lists it;
+                # without it a merge lists no files and the pin fell to a parent's older blob ("outdated").
+                log = repo.git.log("--format=%x00%H", "--name-only", "--no-renames", "--cc", head, "--", *tracked)
                 commit = ""
                 for line in str(log).splitlines():
                     if line.startswith("\0"):

@@ -6,6 +6,9 @@ that cites it must say so, the way an outdated pin must. The facts come from the
 adapters: the record's own status word (an ADR's ``meta.adr_status``, a memdsl
 declaration's ``mem_status``, a memory entry's ``status``) and ``superseded-by``
 edges, which the adapters mirror from the superseding record's ``supersedes``.
+An ADR also carries the canonical state of its words (``meta.adr_state``:
+``declined`` is rejected, ``rolled back`` is reverted), which decides whether
+it is current; the disclosure then shows the record's own words.
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ def supersession_of(node: Node) -> Supersession | None:
 
 
 def _status_word(node: Node) -> str | None:
+    state = node.meta.get("adr_state") if node.meta else None
+    if isinstance(state, str) and state in NOT_CURRENT:  # an ADR's canonical state decides; its own words are shown
+        own = node.meta.get("adr_status")
+        return " ".join(own.lower().split()) if isinstance(own, str) and own.strip() else state
     for key in _STATUS_KEYS:
         value = node.meta.get(key) if node.meta else None
         if isinstance(value, str) and " ".join(value.lower().split()) in NOT_CURRENT:
