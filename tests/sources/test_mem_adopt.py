@@ -107,3 +107,16 @@ def test_naming_a_fixture_folder_in_sources_reads_it(tmp_path: Path) -> None:
     _mem(tmp_path, ["tests/fixtures/p/dup.mem"])
     result = MemFilesAdapter(tmp_path / "tests" / "fixtures" / "p", tmp_path, None).load()
     assert [n.address for n in result.nodes] == ["mem:mem:dup"] and result.skipped == ()
+
+
+def test_adopt_hints_name_each_left_out_folder_and_how_to_read_it_anyway(tmp_path: Path) -> None:
+    _mem(
+        tmp_path,
+        ["examples/alex/self.mem", "examples/lint-demo/broken.mem", "tests/fixtures/a.mem", "tests/fixtures/b.mem"],
+    )
+    assert MemKind().hints(tmp_path, _walk(tmp_path)) == [
+        "examples/lint-demo/ holds 1 .mem file left out as a deliberately broken example; "
+        "to read it as memory, add `- {kind: mem, path: examples/lint-demo}` to sources:",
+        "tests/fixtures/ holds 2 .mem files left out as a test fixture; "
+        "to read them as memory, add `- {kind: mem, path: tests/fixtures}` to sources:",
+    ]

@@ -91,6 +91,21 @@ def test_adopt_leaves_out_the_broken_example_and_the_packages_test_fixtures(fixt
     assert len(fixtures) == (11 if fixture == "memdsl-0.9" else 0)
 
 
+def test_init_adopt_names_each_left_out_folder_and_reads_every_adopted_file(tmp_path: Path) -> None:
+    root = wild_repo("memdsl-0.9", tmp_path / "repo")
+    done = synapse("init", "--adopt", ".", cwd=root)
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    assert (
+        "tests/fixtures/phase_minus_one/ holds 11 .mem files left out as a test fixture; to read them as "
+        "memory, add `- {kind: mem, path: tests/fixtures/phase_minus_one}` to sources:" in lines
+    )
+    assert any(
+        line.startswith("examples/lint-demo/ holds 1 .mem file left out as a deliberately broken") for line in lines
+    )
+    assert "mem examples/domains/coding: 1 file read" in lines
+
+
 def test_every_declaration_of_the_examples_loads_as_a_git_pinned_memory_entry(fixture: str, tmp_path: Path) -> None:
     root = wild_repo(fixture, tmp_path / "repo")
     nodes = _loaded(root)

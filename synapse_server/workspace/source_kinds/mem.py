@@ -5,7 +5,8 @@ by the folder (``examples/alex`` -> ``mem:alex:…``; two folders of the same
 name take their parents' names too, ``a-memory`` and ``b-memory``), except
 that a single folder keeps the plain ``mem`` segment. Folders that hold
 another project's test inputs (:func:`adapters.mem_files.left_out`) are not
-adopted; :meth:`MemKind.left_out` lists their files for the adopt report.
+adopted: :meth:`MemKind.hints` names each for adopt's report (and how to read it
+anyway), :meth:`MemKind.left_out` lists their files.
 """
 
 from __future__ import annotations
@@ -52,6 +53,18 @@ class MemKind(SourceKind):
             for path in sorted(folder.glob("*.mem"))
             if path.is_file()
         ]
+
+    def hints(self, root: Path, folders: Sequence[Path]) -> list[str]:
+        """One line per folder of ``.mem`` files ``detect`` left out: why, and how to read it anyway."""
+        lines: list[str] = []
+        for folder, count, reason in _mem_folders(root, folders):
+            if reason is not None:
+                rel = relative(folder, root)
+                lines.append(
+                    f"{rel}/ holds {count} .mem file{'' if count == 1 else 's'} left out as {reason}; "
+                    f"to read {'it' if count == 1 else 'them'} as memory, add `- {{kind: mem, path: {rel}}}` to sources:"
+                )
+        return lines
 
     def loader(self, site: SourceSite) -> Callable[[], LoadResult]:
         from adapters.mem_files import MemFilesAdapter
