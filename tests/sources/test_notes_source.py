@@ -6,7 +6,7 @@ from pathlib import Path
 
 from adapters.base import Node, TetherKind
 from adapters.notes import NotesAdapter
-from tests.support.source_fixtures import commit_all, make_repo, vault_files
+from tests.support.source_fixtures import commit_all, make_repo, vault_files, write_files
 
 
 def _vault(tmp_path: Path, *, commit: bool = True) -> tuple[Path, dict[str, Node], list[str]]:
@@ -64,3 +64,23 @@ def test_the_obsidian_settings_folder_and_binary_attachments_are_not_notes(tmp_p
     _, nodes, diagnostics = _vault(tmp_path)
     assert not any(".obsidian" in (n.path or "") or (n.path or "").endswith(".png") for n in nodes.values())
     assert not any("binary" in d for d in diagnostics)
+
+
+def test_names_with_spaces_umlauts_and_percent_signs_are_notes_whose_wikilinks_resolve(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    write_files(
+        root / "vault",
+        {
+            "Über Notizen.md": "# Über Notizen\n\nWhy we keep notes: see [[Some Note]] and [[100% done]].\n",
+            "Some Note.md": "Back to [[über notizen]].\n",
+            "100% done.md": "---\nstatus: done\n---\nFinished.\n",
+        },
+    )
+    commit_all(root, "vault")
+    result = NotesAdapter(Path("vault"), root, root, "vault").load()
+    nodes = {n.address: n for n in result.nodes}
+    assert set(nodes) == {"zk:vault:über-notizen", "zk:vault:some-note", "zk:vault:100%25-done"}
+    assert {e.dst for e in nodes["zk:vault:über-notizen"].edges} == {"zk:vault:some-note", "zk:vault:100%25-done"}
+    assert [e.dst for e in nodes["zk:vault:some-note"].edges] == ["zk:vault:über-notizen"]
+    assert nodes["zk:vault:100%25-done"].body == "Finished.\n\n## Properties\n\n- status: done"
+    assert (result.files_read, result.skipped, result.diagnostics) == (3, (), ())
