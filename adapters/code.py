@@ -25,6 +25,7 @@ import git
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped, Tether, TetherKind
 from adapters.code_symbols import Symbol, module_name, python_symbols, source_lines
 from adapters.ids import BadAddress, make_address, path_address
+from adapters.skips import drop, skip_reason
 
 DEFAULT_MAX_BODY_BYTES = 256_000
 """Text files above this size are recorded without a body (and not parsed)."""
@@ -218,13 +219,14 @@ class CodeAdapter:
             if self.exclusions.excludes(entry.path):
                 continue
             if _binary_name(entry.path):
-                skipped.append(Skipped(entry.path, "binary file"))
+                skipped.append(Skipped(entry.path, skip_reason("binary")))
                 continue
             try:
                 address = path_address("repo", self.name, entry.path)
             except BadAddress as exc:
-                diagnostics.append(Diagnostic(entry.path, 1, "bad-id", f"file has no address: {exc}", "warning"))
-                skipped.append(Skipped(entry.path, "no address"))
+                drop(
+                    Diagnostic(entry.path, 1, "bad-id", f"file has no address: {exc}", "warning"), diagnostics, skipped
+                )
                 continue
             try:
                 text = self._text(repo, entry)
@@ -233,7 +235,7 @@ class CodeAdapter:
                 skipped.append(Skipped(entry.path, "unreadable blob"))
                 continue
             if text is None and entry.mode != "120000" and entry.size <= self.max_body_bytes:
-                skipped.append(Skipped(entry.path, "binary file"))
+                skipped.append(Skipped(entry.path, skip_reason("binary")))
                 continue  # binary content (a NUL byte or not UTF-8): never a code node
             nodes[address] = self._file_node(address, entry, head, text)
             module = module_name(entry.path)

@@ -41,23 +41,13 @@ from adapters.ids import BadAddress, encode_id, make_address
 from adapters.links import MARKDOWN_LINK, WIKILINK, LineNumbers
 from adapters.note_properties import properties_section, read_properties
 from adapters.paths import display_path, under
+from adapters.skips import drop, skipped_for
 from adapters.source_files import SourceText, check_folder, read_source, walk_files
 
 NOTE_TYPES = frozenset({"claim", "finding", "method", "quote", "concept", "question", "synthesis"})
 _TAG = re.compile(r"(?<![\w&/#\[])#([A-Za-z_][\w/-]*)")
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
-
-
-_SKIP_REASONS = {
-    "unreadable": "unreadable",
-    "binary": "binary file",
-    "encoding": "not UTF-8",
-    "too-large": "too large",
-    "front-matter": "broken front matter",
-    "path-escape": "leaves the workspace",
-}
-"""The grouping reason ``skipped`` gives for each diagnostic code that keeps a file out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +107,7 @@ class NotesAdapter:
         if problem is not None:
             return LoadResult((), (problem,), 0)
         files, diagnostics = walk_files(self.folder, (".md", ".markdown"), self.root, recursive=True)
-        skipped = [Skipped(d.path, _SKIP_REASONS["path-escape"]) for d in diagnostics]
+        skipped = [skipped_for(d) for d in diagnostics]
         files = [f for f in files if not display_path(f, self.root).startswith(self.skip)]
         tethers = FileTethers(self.root, self.repo_dir)
         tethers.prepare(display_path(path, self.root) for path in files)
@@ -126,9 +116,7 @@ class NotesAdapter:
             try:
                 source = read_source(path, self.root)
             except StoreFileError as exc:
-                diagnostics.append(exc.diagnostic)
-                reason = _SKIP_REASONS.get(exc.diagnostic.code, exc.diagnostic.code)
-                skipped.append(Skipped(exc.diagnostic.path, reason))
+                drop(exc.diagnostic, diagnostics, skipped)
                 continue
             if source.record is not None:
                 diagnostics.extend(source.record.warnings)
@@ -153,13 +141,11 @@ class NotesAdapter:
             if address in seen:
                 address = make_address("zk", self.project, slug(rel))
         except BadAddress as exc:
-            diags.append(Diagnostic(source.path, 1, "bad-id", f"note name {path.stem!r}: {exc}", "warning"))
-            skipped.append(Skipped(source.path, "no address"))
+            drop(Diagnostic(source.path, 1, "bad-id", f"note name {path.stem!r}: {exc}", "warning"), diags, skipped)
             return None
         if address in seen:
             message = f"note {rel!r} has the same id as {seen[address].node.path}; skipped"
-            diags.append(Diagnostic(source.path, 1, "duplicate-id", message, "warning"))
-            skipped.append(Skipped(source.path, "same id as another note"))
+            drop(Diagnostic(source.path, 1, "duplicate-id", message, "warning"), diags, skipped)
             return None
         rec = source.record
         kind = _text(rec, "type")
