@@ -59,7 +59,10 @@ class FileTethers:
             if tracked:
                 # --cc: a merge whose result differs from every parent (both sides edited the file) lists it;
                 # without it a merge lists no files and the pin fell to a parent's older blob ("outdated").
-                log = repo.git.log("--format=%x00%H", "--name-only", "--no-renames", "--cc", head, "--", *tracked)
+                # core.quotePath=false: git would print "v/\303\234ber.md" for v/Über.md, which matches no path
+                log = repo.git(c="core.quotePath=false").log(
+                    "--format=%x00%H", "--name-only", "--no-renames", "--cc", head, "--", *tracked
+                )
                 commit = ""
                 for line in str(log).splitlines():
                     if line.startswith("\0"):

@@ -84,3 +84,14 @@ def test_names_with_spaces_umlauts_and_percent_signs_are_notes_whose_wikilinks_r
     assert [e.dst for e in nodes["zk:vault:some-note"].edges] == ["zk:vault:über-notizen"]
     assert nodes["zk:vault:100%25-done"].body == "Finished.\n\n## Properties\n\n- status: done"
     assert (result.files_read, result.skipped, result.diagnostics) == (3, (), ())
+
+
+def test_a_note_named_outside_ascii_is_pinned_at_the_commit_that_last_changed_it(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    write_files(root / "vault", {"Über Notizen.md": "# Über\n", "Plain.md": "# Plain\n"})
+    first = commit_all(root, "two notes")
+    write_files(root / "vault", {"Plain.md": "# Plain\n\nEdited later.\n"})
+    second = commit_all(root, "edit the plain note")
+    nodes = {n.address: n for n in NotesAdapter(Path("vault"), root, root, "vault").load().nodes}
+    assert nodes["zk:vault:über-notizen"].tethers[0].ref == first
+    assert nodes["zk:vault:plain"].tethers[0].ref == second
