@@ -20,7 +20,7 @@ __all__ = ["SKIP_REASONS", "drop", "skip_reason", "skipped_for"]
 SKIP_REASONS: Mapping[str, str] = MappingProxyType(
     {
         "unreadable": "unreadable",
-        "binary": "binary",
+        "binary": "binary file",
         "encoding": "not UTF-8",
         "front-matter": "broken front matter",
         "yaml": "broken YAML",

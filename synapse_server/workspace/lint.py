@@ -32,15 +32,21 @@ Codes lint adds (severity):
 - ``unknown-file`` (warning): a note's ``files`` path is not tracked at HEAD.
 
 - ``empty-store`` (warning): a store the config names explicitly, or an adopted source, holds no entry.
+- ``load-failed`` (error): a store or source could not be read at all (its adapter raised); the others still are.
 
 Adapter codes pass through unchanged: ``unreadable``, ``binary``, ``encoding``,
 ``front-matter``, ``yaml``, ``missing-field``, ``bad-field``, ``bad-id``,
 ``id-mismatch``, ``duplicate-id``, ``path-escape``, ``missing-record``, and
 the source kinds' codes (``adr-status``, ``adr-title``, ``mem-syntax``,
-``too-large``, ``body-too-large``, see docs/sources.md). Their ``dangling-ref`` findings are
-refined into the codes above; ``info`` findings (an absent optional store)
-are kept apart and shown only with ``--verbose``. ``serve --check`` reports
-the same three counts.
+``too-large``, ``body-too-large``, see docs/sources.md), and the code store's
+(``bad-id``, ``parse-error``, ``duplicate-id``: the code store is read like every
+other store, so a file it drops is a finding, never silence). Their ``dangling-ref`` findings are
+refined into the codes above; ``info`` findings (an absent optional store, a
+code store with no repository or no commit yet) are kept apart and shown only
+with ``--verbose``. ``serve --check`` reports the same three counts.
+
+Before the summary, one line per store and ``sources:`` entry says how many
+files it read and which it skipped, grouped by why (:mod:`.source_report`).
 """
 
 from __future__ import annotations
@@ -51,16 +57,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Diagnostic, LoadResult, Node, Severity, TetherCheck, TetherKind
-from adapters.code import CodeAdapter, locate_git_dir
+from adapters.base import Diagnostic, Node, Severity, TetherCheck, TetherKind
+from adapters.code import locate_git_dir
 from adapters.frontmatter import Record, StoreFileError, parse_front_matter, parse_yaml_record, read_text
-from adapters.memory import MemoryAdapter
 from adapters.resolvers import GitRepoLookup, Resolvers, sha256_file, workspace_resolvers
-from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
 from synapse_server.workspace.config import CONFIG_RELPATH, Config, Workspace
+from synapse_server.workspace.loading import StoreLoad, load_each
 from synapse_server.workspace.source_kinds import SOURCE_KINDS
-from synapse_server.workspace.sources import SourceLoader, collisions, source_loaders
+from synapse_server.workspace.source_report import SourceReport, source_reports
+from synapse_server.workspace.sources import collisions
 
 __all__ = ["LintReport", "lint_workspace"]
 
@@ -72,16 +78,22 @@ _REFINED: dict[str, tuple[str, Severity]] = {
 """Adapter ``dangling-ref`` findings, by field, and the lint code (severity) each becomes."""
 _RECHECKED = frozenset({"parent", "citations"})
 """``dangling-ref`` fields lint re-reports from its own checks (with more specific codes)."""
+_CODE_STORE_NOTES = frozenset({"no-repo"})
+"""Code store findings that are info: a folder with no repository or no commit yet has no code, which is fine."""
+_CODE_STORE_OWN = frozenset({"git-outside"})
+"""Code store findings lint makes itself, with more detail (:meth:`_Linter._git_dir`)."""
 
 
 @dataclass(frozen=True)
 class LintReport:
-    """Every diagnostic (sorted by path, line, code), and the number of store files examined."""
+    """Every diagnostic (sorted by path, line, code), the number of store files examined, and each store's account."""
 
     diagnostics: tuple[Diagnostic, ...]
     files: int
     notes: tuple[Diagnostic, ...] = ()
     """``info`` findings (an absent optional store), shown by ``lint --verbose``."""
+    sources: tuple[SourceReport, ...] = ()
+    """Per store and ``sources:`` entry: files read, files skipped by reason (or why none were read)."""
 
     @property
     def errors(self) -> int:
@@ -100,10 +112,11 @@ class LintReport:
         return len(self.notes)
 
     def lines(self, verbose: bool = False) -> list[str]:
-        """The text report: one line per diagnostic (and info note when verbose), then the summary."""
+        """The text report: one line per diagnostic (and info note when verbose), each store's account, the summary."""
         shown = sorted((*self.diagnostics, *self.notes), key=_order) if verbose else list(self.diagnostics)
         summary = f"{self.summary}, {self.infos} info" if verbose else self.summary
-        return [d.format() for d in shown] + [summary]
+        accounts = ["stores:", *(f"  {report.line()}" for report in self.sources)] if self.sources else []
+        return [d.format() for d in shown] + accounts + [summary]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,6 +130,7 @@ class LintReport:
                 | ({"field": d.field} if d.field else {})
                 for d in self.diagnostics
             ],
+            "sources": [report.model_dump(mode="json") for report in self.sources],
         }
 
     def to_json(self) -> str:
@@ -139,21 +153,15 @@ class _Linter:
 
     def run(self) -> LintReport:
         ws = self.workspace
-        memory = MemoryAdapter(ws.memory_dir, ws.root, ws.code_name).load()
-        zk_adapter = ZettelkastenAdapter(ws.zettelkasten_dir, None, ws.federation_dirs, ws.root, ws.code_name)
-        zk = zk_adapter.load()
-        runs = RunsAdapter(ws.runs_dir, ws.root).load()
-        adopted = [(loader, loader.load()) for loader in source_loaders(ws)]
-        nodes = [*memory.nodes, *zk.nodes, *runs.nodes, *(n for _, result in adopted for n in result.nodes)]
-        self._adapter_diagnostics(
-            [*memory.diagnostics, *zk.diagnostics, *runs.diagnostics, *(d for _, r in adopted for d in r.diagnostics)]
-        )
-        self._empty_stores(memory.nodes, zk.nodes, runs.nodes, adopted)
-        self._adapter_diagnostics(
-            collisions(
-                [("memory", memory.nodes), ("zk", zk.nodes), ("data", runs.nodes)] + [("", r.nodes) for _, r in adopted]
-            )
-        )
+        loads = load_each(ws)
+        stores = [load for load in loads if load.kind != "code"]
+        code = next(load for load in loads if load.kind == "code")
+        nodes = [node for load in stores for node in load.result.nodes]
+        self._adapter_diagnostics([d for load in stores for d in load.result.diagnostics])
+        self._code_store(code)
+        self._lost([load for load in loads if load.failure is not None])
+        self._empty_stores(stores)
+        self._adapter_diagnostics(collisions([(load.family, load.result.nodes) for load in stores]))
         self.files.update(node.path for node in nodes if node.path)
         lookup = GitRepoLookup(ws.code_dir, ws.root)
         try:
@@ -165,6 +173,7 @@ class _Linter:
             self._memory([n for n in nodes if n.family == "memory"], known, resolvers)
             self._notes([n for n in nodes if n.family == "zk"], known, resolvers, lookup)
             self._runs([n for n in nodes if n.family == "data"], resolvers, lookup)
+            zk_adapter = ZettelkastenAdapter(ws.zettelkasten_dir, None, ws.federation_dirs, ws.root, ws.code_name)
             for debate in zk_adapter.load_debates().values():
                 if debate.path is not None:
                     self.files.add(debate.path)
@@ -178,7 +187,7 @@ class _Linter:
         unique = {(d.path, d.line, d.severity, d.code, d.message): d for d in self.found}
         ordered = sorted(unique.values(), key=_order)
         notes = sorted({(d.path, d.line, d.code, d.message): d for d in self.infos}.values(), key=_order)
-        return LintReport(tuple(ordered), len(self.files), tuple(notes))
+        return LintReport(tuple(ordered), len(self.files), tuple(notes), tuple(source_reports(loads)))
 
     # -- checks ---------------------------------------------------------------------------------------------
 
@@ -197,13 +206,33 @@ class _Linter:
             if d.path:
                 self.files.add(d.path)
 
-    def _empty_stores(
-        self,
-        memory: tuple[Node, ...],
-        zk: tuple[Node, ...],
-        runs: tuple[Node, ...],
-        adopted: list[tuple[SourceLoader, LoadResult]],
-    ) -> None:
+    def _code_store(self, code: StoreLoad) -> None:
+        """The code store's findings, like any store's: a file it drops is a finding (never counted as a store file).
+
+        Lint used to read the code store only to resolve citations, so the files it dropped never reached the
+        report; now every finding does, except the absence of a repository (an info note) and a git directory
+        outside the workspace (reported by :meth:`_git_dir` with more detail).
+        """
+        for d in code.result.diagnostics:
+            if d.code in _CODE_STORE_OWN:
+                continue
+            if d.code in _CODE_STORE_NOTES:
+                self.infos.append(Diagnostic(d.path, d.line, d.code, d.message, "info", d.field))
+            elif d.severity == "info":
+                self.infos.append(d)
+            else:
+                self.found.append(d)
+        if code.failure is None:  # a lost code store cannot tell a dangling citation of code from a good one
+            self._code = {node.address.split(":", 2)[2] for node in code.result.nodes}
+
+    def _lost(self, failed: list[StoreLoad]) -> None:
+        """A store whose adapter raised is one error on its folder; the other stores were read."""
+        for load in failed:
+            assert load.failure is not None
+            message = f"{load.label} failed to load ({load.failure.describe()}); nothing from it is read"
+            self._add(load.folder, 1, "load-failed", message)
+
+    def _empty_stores(self, stores: list[StoreLoad]) -> None:
         """A store the user pointed at that yields nothing is a warning, not silence (it is likely misconfigured).
 
         An adopted source's entry is checked by its kind (``SourceKind.lint``), which warns when it read nothing.
@@ -211,7 +240,12 @@ class _Linter:
         ws = self.workspace
         shown = CONFIG_RELPATH.as_posix()
         folders = {"memory": ws.memory_dir, "zettelkasten": ws.zettelkasten_dir, "runs": ws.runs_dir}
-        found = {"memory": bool(memory), "zettelkasten": any(n.type != "source" for n in zk), "runs": bool(runs)}
+        loaded = {load.kind: load.result.nodes for load in stores if load.source is None}
+        found = {
+            "memory": bool(loaded.get("memory")),
+            "zettelkasten": any(n.type != "source" for n in loaded.get("zettelkasten", ())),
+            "runs": bool(loaded.get("runs")),
+        }
         for key, folder in folders.items():
             if found[key] or key not in ws.config.model_fields_set:
                 continue
@@ -219,8 +253,10 @@ class _Linter:
             if moved or _holds_files(folder):  # pointed somewhere, or at a folder whose files are not entries
                 message = f"{key}: {getattr(ws.config, key)!r} holds nothing Synapse reads (expected {_LAYOUT[key]})"
                 self._add(shown, self._config_line(f"{key}:"), "empty-store", message, "warning")
-        for loader, result in adopted:
-            for code, message in SOURCE_KINDS[loader.source.kind].lint(loader.source, result):
+        for load in stores:
+            if load.source is None or load.failure is not None:
+                continue
+            for code, message in SOURCE_KINDS[load.source.kind].lint(load.source, load.result):
                 self._add(shown, self._config_line("sources:"), code, message, "warning")
 
     def _config(self) -> None:
@@ -365,14 +401,9 @@ class _Linter:
             return True
         store, _, rest = address.partition(":")
         name, _, ident = rest.partition(":")
-        return store == "repo" and name == self.workspace.code_name and ident in self._code_addresses()
-
-    def _code_addresses(self) -> set[str]:
-        """Ids of the code store's nodes, loaded only when a memory entry cites code."""
-        if self._code is None:
-            loaded = CodeAdapter(self.workspace.code_dir, self.workspace.code_name, boundary=self.workspace.root).load()
-            self._code = {node.address.split(":", 2)[2] for node in loaded.nodes}
-        return self._code
+        if store != "repo" or name != self.workspace.code_name:
+            return False
+        return self._code is None or ident in self._code
 
     def _add(self, path: str, line: int, code: str, message: str, severity: Severity = "error") -> None:
         self.found.append(Diagnostic(path, line, code, message, severity))

@@ -26,7 +26,7 @@ from synapse_server.workspace.config import Workspace
 from synapse_server.workspace.source_config import SourceConfig
 from synapse_server.workspace.sources import SourceLoader, code_exclusions, source_loaders
 
-__all__ = ["FAMILIES", "LoadFailure", "StoreLoad", "load_each"]
+__all__ = ["FAMILIES", "LoadFailure", "StoreLoad", "load_each", "load_guarded"]
 
 log = logging.getLogger(__name__)
 
@@ -78,12 +78,15 @@ def load_each(workspace: Workspace, families: Iterable[Family] = FAMILIES) -> li
     ws = workspace
     loads: list[StoreLoad] = []
 
-    def guarded(kind: str, family: Family, folder: str, wildcard: str, load: Callable[[], LoadResult]) -> StoreLoad:
-        try:
-            return StoreLoad(kind, family, folder, wildcard, load())
-        except Exception as exc:  # an adapter bug or I/O it cannot survive: this store is lost, the others load
-            log.exception("%s store %s failed to load", kind, folder)
-            return StoreLoad(kind, family, folder, wildcard, LoadResult(()), _failure(exc, ws.root))
+    def guarded(
+        kind: str,
+        family: Family,
+        folder: str,
+        wildcard: str,
+        load: Callable[[], LoadResult],
+        source: SourceConfig | None = None,
+    ) -> StoreLoad:
+        return load_guarded(StoreLoad(kind, family, folder, wildcard, LoadResult(()), source=source), load, ws.root)
 
     def shown(folder: Path) -> str:
         return display_path(folder, ws.root)
@@ -101,9 +104,8 @@ def load_each(workspace: Workspace, families: Iterable[Family] = FAMILIES) -> li
     for source in source_loaders(ws):
         if source.family not in wanted and "code" not in wanted:
             continue
-        load = replace(
-            guarded(source.source.kind, source.family, source.source.path, source.wildcard, source.load),
-            source=source.source,
+        load = guarded(
+            source.source.kind, source.family, source.source.path, source.wildcard, source.load, source.source
         )
         if load.failure is None:
             read.append((source, load.result.nodes))
@@ -112,6 +114,19 @@ def load_each(workspace: Workspace, families: Iterable[Family] = FAMILIES) -> li
     if "code" in wanted:
         loads.append(guarded("code", "code", shown(ws.code_dir), f"repo:{ws.code_name}:*", _code_loader(ws, read)))
     return loads
+
+
+def load_guarded(store: StoreLoad, load: Callable[[], LoadResult], root: Path) -> StoreLoad:
+    """``store`` with the result of ``load``, or with its failure when ``load`` raises: one store lost, not the call."""
+    try:
+        return replace(store, result=load())
+    except Exception as exc:  # an adapter bug or I/O it cannot survive: this store is lost, the others load
+        failure = _failure(exc, root)
+        if isinstance(exc, OSError):  # a folder the user cannot read: the report says so, a traceback would not help
+            log.warning("%s store %s failed to load: %s", store.kind, store.folder, failure.describe())
+        else:
+            log.exception("%s store %s failed to load", store.kind, store.folder)
+        return replace(store, result=LoadResult(()), failure=failure)
 
 
 def _failure(exc: Exception, root: Path) -> LoadFailure:

@@ -15,6 +15,7 @@ from synapse_server.demo import build_demo
 from synapse_server.demo.gitreplay import Commit, replay
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.lint import lint_workspace
+from synapse_server.workspace.source_report import SourceReport
 
 DECISION = ".memory/tree/deci-1.md"
 NOTE = ".zettelkasten/lab/notes/n1.md"
@@ -85,6 +86,10 @@ def make_clean(root: Path) -> dict[str, str]:
         f"outputs:\n  - {{path: runs/run-1/out.csv, sha256: {_sha(root, 'runs/run-1/out.csv')}}}\n",
     )
     return short
+
+
+def _without(mapping: dict[str, object], key: str) -> dict[str, object]:
+    return {k: v for k, v in mapping.items() if k != key}
 
 
 def _findings(root: Path) -> set[tuple[str, str, str]]:
@@ -236,7 +241,9 @@ def test_lint_json_output_parses_and_matches_the_text_output(demo: Path, capsys:
     assert main(["lint", "--root", str(demo), "--json"]) == 1
     payload = json.loads(capsys.readouterr().out)
     rendered = [f"{d['path']}:{d['line']}: {d['severity']}[{d['code']}] {d['message']}" for d in payload["diagnostics"]]
-    assert [*rendered, payload["summary"]] == text_lines
+    accounts = [SourceReport.model_validate(_without(r, "label")) for r in payload["sources"]]
+    assert [*rendered, "stores:", *(f"  {r.line()}" for r in accounts), payload["summary"]] == text_lines
+    assert [r.label for r in accounts] == ["memory .memory", "zettelkasten .zettelkasten", "runs runs", "code ."]
     assert (payload["errors"], payload["warnings"]) == (4, 1)
     assert text_lines[-1] == f"{payload['files']} files, 4 error(s), 1 warning(s)"
 
