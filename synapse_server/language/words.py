@@ -217,6 +217,28 @@ class Token:
     days: Decimal | None = None
 
 
+_BRITISH = {
+    "licence": "license", "licences": "licenses", "licenced": "licensed", "colour": "color", "colours": "colors",
+    "behaviour": "behavior", "behaviours": "behaviors", "favour": "favor", "honour": "honor", "labour": "labor",
+    "centre": "center", "centres": "centers", "metre": "meter", "metres": "meters", "litre": "liter",
+    "catalogue": "catalog", "catalogues": "catalogs", "dialogue": "dialog", "grey": "gray", "programme": "program",
+    "programmes": "programs", "travelled": "traveled", "cancelled": "canceled", "modelled": "modeled",
+    "modelling": "modeling", "labelled": "labeled", "labelling": "labeling", "analyse": "analyze",
+    "analysed": "analyzed", "analyses": "analyzes", "analysing": "analyzing",
+}  # fmt: skip
+_ISE = re.compile(
+    r"^(organ|optim|priorit|recogn|real|summar|standard|normal|util|minim|maxim|custom|author|serial|initial|"
+    r"central|visual|categor|special|general|synchron|emphas|capital|character|local|modern|decentral|"
+    r"container|parameter|token|memor)is(e|ed|es|ing|ation|ations|er|ers)$"
+)
+
+
+def _american(word: str) -> str:
+    """British spellings read as American ones (``licence``, ``organise``), so the two spellings of a word agree."""
+    word = _BRITISH.get(word, word)
+    return _ISE.sub(r"\1iz\2", word) if "is" in word else word
+
+
 def stem(word: str) -> str:
     """The one stemmer: case, possessive, plural, ``-ed``/``-ing``/``-ly`` and the irregular forms.
 
@@ -229,6 +251,7 @@ def stem(word: str) -> str:
         word = word[:-2]
     word = word.replace("'", "")
     word = _IRREGULAR.get(word, word)
+    word = _american(word)
     if not word.isalpha() or len(word) <= 2:
         return word
     if word.endswith("ies") and len(word) > 4:

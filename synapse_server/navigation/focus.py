@@ -53,7 +53,10 @@ answer the question is a wrong choice here. The rules (docs/navigation.md):
    unit that ends in a colon introduces the list or block below it and is
    never an answer; the items of a list introduced as options are options.
    A record whose title negates what a why, how or yes-no question
-   presupposes ("Do not emphasize line headings") answers none of them.
+   presupposes ("Do not emphasize line headings") answers none of them. When
+   some rendered record names the asked noun of a which-X question (a
+   licence), a record that never names it answers nothing: its decision line
+   is the choice of something else.
 
 A refusal names what was looked for ("no decision line about 'search
 library' in the 3 records read"); it stays in the model's own abstention,
@@ -164,9 +167,10 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
     required = _required(question, documents)
     replaced = _replaced(render)
     best: tuple[tuple[float, ...], Choice] | None = None
+    asked_somewhere = question.asked not in _UNNAMED and any(question.asked in d for d in documents)
     for position, node in enumerate(nodes):
-        if _denies(question, node):
-            continue
+        if _denies(question, node) or (asked_somewhere and question.asked not in documents[position]):
+            continue  # "which licence": when some record names the licence, one that never does is about another
         units = atomic_units(node.body or "")
         superseded = str(node.address) in replaced or _superseded(units)
         for index, candidate in enumerate(_candidates(node, units)):
@@ -371,16 +375,16 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
         return section in ("context", "consequences") and bool(_PROBLEM.search(text))
     if question.form == "yes-no":
         return True
-    if question.form == "how-much" and not _has_figure(words):
+    if question.form == "how-much" and not _has_figure(words, text):
         return False
-    if _asks_value(question) and _has_figure(words) and question.label not in candidate.own:
+    if _asks_value(question) and _has_figure(words, text) and question.label not in candidate.own:
         return False  # a figure labelled with another quantity
-    if question.asked == "time" and not (_has_figure(words) or candidate.own & _TIME_WORDS):
+    if question.asked == "time" and not (_has_figure(words, text) or candidate.own & _TIME_WORDS):
         return False
     if question.form == "what" and question.asked not in _UNNAMED and not _names_value(text, question):
         return False
     if question.subject and not (
-        _defines(text, question.subject) or (_has_figure(words) and set(question.subject_words) <= candidate.own)
+        _defines(text, question.subject) or (_has_figure(words, text) and set(question.subject_words) <= candidate.own)
     ):
         return False  # "what is X?" is answered by a definition of X, not by a sentence that mentions X
     if question.purpose and not _PURPOSE.search(text):
@@ -434,7 +438,8 @@ def _decision_line(section: str | None, text: str) -> bool:
 
 
 _METADATA = re.compile(
-    r"^\s*(?:status|date|deciders|decision-makers|technical story|consulted|informed|authors?|tags?|proposed by)\s*:",
+    r"^\s*(?:status|date|deciders|decision-makers|technical story|consulted|informed|authors?|tags?|proposed by|"
+    r"parent|grand_parent|nav_order|layout|permalink|has_children)\s*:",
     re.I,
 )
 _DANGLING = re.compile(r"\b(?:because|since|so that|due to)\W*$", re.I)
@@ -442,13 +447,23 @@ _REASON_ONLY = re.compile(r"^\W*(?:because|since|so that|due to)\b", re.I)
 
 
 def _names_value(text: str, question: Question) -> bool:
-    """Whether ``text`` names a value or an entity the question did not: a figure or a capitalised name."""
+    """Whether ``text`` names a value or an entity the question did not: a figure, a capitalised name, or,
+    in a decision line, a quoted name (``Chosen option: "Use an asterisk"``) holding a content word the
+    question did not say."""
     said = {word.casefold() for word in re.findall(r"[^\W_][\w.+-]*", question.text)}
-    tokens = re.findall(r"[^\W_][\w.+/-]*", text)
-    return any(
-        any(char.isdigit() for char in token) or (index > 0 and token[0].isupper() and token.casefold() not in said)
-        for index, token in enumerate(tokens)
-    )
+    for index, match in enumerate(re.finditer(r"[^\W_][\w.+/-]*", text)):
+        token = match.group()
+        if any(char.isdigit() for char in token):
+            return True
+        if index > 0 and token[0].isupper() and token.casefold() not in said:
+            return True
+    if not _DECISION_CUE.search(text):
+        return False
+    asked = {stem(word) for word in said}
+    return any(content_stems("".join(match.groups(""))) - asked for match in _QUOTED.finditer(text))
+
+
+_QUOTED = re.compile(r'"([^"]{1,80})"|\u201c([^\u201d]{1,80})\u201d|`([^`]{1,80})`')
 
 
 _COPULA_WORDS = frozenset({"is", "are", "means", "mean", "refers", "stands", "denotes"})
@@ -484,8 +499,17 @@ def _said_verb(question: Question, text: str) -> bool:
     return question.verb is not None and stem(question.verb) in stems(text)
 
 
-def _has_figure(words: set[str]) -> bool:
-    return any(any(char.isdigit() for char in word) for word in words) or bool(words & _SPELLED)
+def _has_figure(words: set[str], text: str | None = None) -> bool:
+    """A number or a spelled one; given the raw ``text``, a digit glued to a name (``target_2026``, ``v2``) is
+    part of that name, not a figure."""
+    if words & _SPELLED:
+        return True
+    if not any(any(char.isdigit() for char in word) for word in words):
+        return False
+    return text is None or bool(_FREE_DIGIT.search(text))
+
+
+_FREE_DIGIT = re.compile(r"(?<![A-Za-z_\d])\d")
 
 
 def _currency(question: Question, superseded: bool) -> int:

@@ -116,3 +116,45 @@ def test_the_question_reader_finds_the_subject_head_the_purpose_and_the_who_verb
     assert analyse("What is the internal DNS domain used for?").purpose
     assert analyse("What is the internal DNS domain used for?").subject == ()
     assert analyse("Who wrote the book Out of Control?").verb == "wrote"
+
+
+MARKER = """## Considered Options
+
+* Use an asterisk
+* Use a hyphen
+
+## Decision Outcome
+
+Chosen option: "Use an asterisk", because an asterisk does not read as "bad".
+"""
+
+
+def test_a_quoted_choice_names_the_value_of_a_which_question_in_the_record_about_it() -> None:
+    view = world(node("mem:adr:0011", MARKER, title="Use Asterisk as List Marker"))
+    assert answered("Which list marker do we use?", view).startswith('Chosen option: "Use an asterisk"')
+
+
+def test_a_record_that_never_names_the_asked_noun_does_not_answer_which_x_when_another_does() -> None:
+    tooling = node(
+        "mem:adr:0003", '## Decision Outcome\n\nChosen option: "Write own tooling", because', title="Own tooling"
+    )
+    licence = '## Decision Outcome\n\nChosen option: "Dual license with MIT and CC0", because users choose.'
+    view = world(tooling, node("mem:adr:0001", licence, title="Dual License the Work"))
+    assert answered("Which licence do we use?", view).startswith('Chosen option: "Dual license')
+    considered = licence.replace("Decision Outcome", "Considered Options").replace("Chosen option: ", "")
+    assert abstains("Which licence do we use?", world(tooling, node("mem:adr:0001", considered, title="Licence")))
+
+
+def test_british_and_american_spellings_of_a_word_are_one_term() -> None:
+    assert stem("licence") == stem("license") and stem("organised") == stem("organized")
+    assert stem("precise") != stem("precize")
+
+
+def test_front_matter_lines_left_in_a_body_are_metadata_not_answers() -> None:
+    body = "parent: Decisions nav_order: 3 status: on hold\n\n## Context\n\nDevelopers like tooling."
+    assert abstains("Which licence does MADR use?", world(node("mem:adr:0003", body, title="Licence of MADR")))
+
+
+def test_a_digit_inside_an_identifier_is_not_a_figure() -> None:
+    body = "conflicts with: aurora.revenue_target_2026"
+    assert abstains("What is the revenue target for Aurora?", world(node("mem:alex:aurora", body, type="note")))
