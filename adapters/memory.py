@@ -21,7 +21,7 @@ from typing import Any
 
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped, Tether, TetherKind
 from adapters.frontmatter import MAX_BODY_BYTES, Record, StoreFileError, capped_body, parse_front_matter, read_text
-from adapters.ids import BadAddress, check_address, check_file_id, check_id, make_address
+from adapters.ids import BadAddress, check_address, check_file_id, check_id, make_address, path_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside, under
 from adapters.skips import drop
 
@@ -211,7 +211,7 @@ class MemoryAdapter:
         edges.extend(Edge(src, dst, "cites") for dst in entry.cites)
         edges.extend(Edge(src, dst, rel) for rel, dst in entry.supersession if dst != src)
         edges.extend(mirrored)
-        edges.extend(Edge(src, make_address("repo", self.code_name, pin.path), "pins") for pin in entry.pins)
+        edges.extend(Edge(src, path_address("repo", self.code_name, pin.path), "pins") for pin in entry.pins)
         edges.extend(Edge(src, make_address("data", "runs", run), "runs") for run in entry.runs)
         tethers = [Tether(TetherKind.GIT_PIN, pin.path, pin.sha) for pin in entry.pins]
         tethers.extend(Tether(TetherKind.RUN, run) for run in entry.runs)

@@ -21,7 +21,7 @@ from typing import Any
 
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped, Tether, TetherKind
 from adapters.frontmatter import Record, StoreFileError, capped_body, parse_front_matter, read_text
-from adapters.ids import BadAddress, check_address, check_id, make_address
+from adapters.ids import BadAddress, check_address, check_id, make_address, path_address
 from adapters.paths import (
     PathEscape,
     check_relative,
@@ -272,7 +272,7 @@ def _note_node(
         refs.append(_Ref(address, dst, "links", rec.path, item.line))
     files = tuple(_file(rec, text) for text in rec.texts("files"))
     if code_name is not None:
-        edges.extend(Edge(address, make_address("repo", code_name, path), "files") for path in files)
+        edges.extend(Edge(address, path_address("repo", code_name, path), "files") for path in files)
     meta: dict[str, Any] = {key: rec.value(key) for key in rec.fields() if key not in _KNOWN_FIELDS}
     meta.update(
         id=ident,

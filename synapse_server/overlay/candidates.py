@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from adapters.base import Node
+from adapters.ids import decode_id
 from adapters.index.documents import ChannelHit
 from synapse_server.overlay.model import Channel, OverlayKind
 
@@ -118,7 +119,7 @@ def endpoints(nodes: Mapping[str, Node], kind: OverlayKind, projects: Iterable[s
 
 def code_paths(node: Node) -> frozenset[str]:
     """Repository paths a node is about: memory pins and cited ``repo:`` paths, a note's ``files``."""
-    paths = {e.dst.split(":", 2)[2] for e in node.edges if e.dst.startswith("repo:") and e.rel in _CODE_RELS}
+    paths = {decode_id(e.dst.split(":", 2)[2]) for e in node.edges if e.dst.startswith("repo:") and e.rel in _CODE_RELS}
     if node.family == "zk":
         paths.update(str(p) for p in node.meta.get("files") or ())
     return frozenset(p for p in paths if p)

@@ -16,10 +16,13 @@ from hypothesis import strategies as st
 
 from adapters.code import CodeAdapter
 from adapters.ids import BadAddress, check_id, decode_id, encode_id, path_address
+from adapters.memory import MemoryAdapter
+from adapters.zettelkasten import ZettelkastenAdapter
 from memdsl import Answer, parse_address, parse_output, parse_render
 from synapse_server.actions.deps import ServerSettings
 from synapse_server.mcp.server import build_server
 from tests.support.source_fixtures import commit_all, make_repo, write_files
+from tests.support.store_builders import front_matter, write
 
 NAMES = ["My Notes/a b.md", "notes/Über Notizen.md", "100% (draft).md", "tab\there.py", "quote's \"=`.md", "a:b{c},d"]
 
@@ -54,6 +57,28 @@ def test_an_encoded_address_is_a_bare_ref_in_a_claim_and_an_address_in_a_rendere
     assert isinstance(output.terminal, Answer) and output.terminal.claims[0].cites == (address,)
     render = parse_render(f"@memdsl/1\nnode n1 {address} file grounded\ntitle My Notes/Über (a) b.md\n")
     assert str(render.nodes[0].address) == address
+
+
+def test_a_memory_pin_or_a_note_file_with_a_space_is_an_edge_to_the_listed_address_not_a_lost_store(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        ".memory/tree/note-00000001.md",
+        front_matter('id: note-00000001\nkind: note\ntitle: T\npins: ["My Notes/a b.md@abcdef1"]', "Pinned."),
+    )
+    write(tmp_path, ".memory/tree/note-00000002.md", front_matter("id: note-00000002\nkind: note\ntitle: U", "Other."))
+    memory = {n.address: n for n in MemoryAdapter(tmp_path / ".memory", tmp_path, "demo").load().nodes}
+    assert [e.dst for e in memory["mem:tree:note-00000001"].edges] == ["repo:demo:My%20Notes/a%20b.md"]
+    assert "mem:tree:note-00000002" in memory
+    write(
+        tmp_path,
+        ".zettelkasten/research/notes/n1.md",
+        front_matter("id: n1\ntype: claim\ntitle: T\nfiles: [My Notes/a b.md]", "Claim."),
+    )
+    zk = ZettelkastenAdapter(tmp_path / ".zettelkasten", None, {}, tmp_path, "demo").load()
+    (note,) = [n for n in zk.nodes if n.address == "zk:research:n1"]
+    assert ("files", "repo:demo:My%20Notes/a%20b.md") in {(e.rel, e.dst) for e in note.edges}
 
 
 def _payload(result: Any) -> dict[str, Any]:
