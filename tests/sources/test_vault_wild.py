@@ -10,6 +10,7 @@ search and get run on it as on a user's clone.
 
 from __future__ import annotations
 
+import json
 import shutil
 import unicodedata
 from pathlib import Path
@@ -23,6 +24,8 @@ from adapters.notes import NotesAdapter
 from synapse_server.actions.deps import ServerSettings
 from synapse_server.mcp.server import build_server
 from synapse_server.workspace.adopt import adopt, detect
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.lint import lint_workspace
 from tests.support.source_fixtures import commit_all
 from tests.support.wild_repos import wild_files, wild_repo
 
@@ -114,6 +117,21 @@ def test_a_vault_counts_the_notes_it_read_and_names_each_file_it_skipped(tmp_pat
         ("Notes/Scanned receipt.md", "binary file"),
         ("Notes/Broken properties.md", "broken front matter"),
     }
+
+
+def test_lint_reports_per_source_what_it_read_and_what_it_skipped(tmp_path: Path) -> None:
+    root = wild_repo("obsidian-kepano", tmp_path / "kepano")
+    (root / "Notes" / "Scanned receipt.md").write_bytes(b"%PDF-1.4\x00\x01binary")
+    commit_all(root, "a binary file named like a note")
+    adopt(root)
+    report = lint_workspace(load_workspace(root))
+    assert ("Notes/Scanned receipt.md", "binary") in {(d.path, d.code) for d in report.diagnostics}
+    accounts = json.loads(report.to_json())["sources"]
+    notes = next(a for a in accounts if a["kind"] == "notes")
+    assert notes["files_read"] == _notes_in("obsidian-kepano")
+    assert [(g["reason"], g["paths"]) for g in notes["groups"]] == [("binary file", ["Notes/Scanned receipt.md"])]
+    code = next(a for a in accounts if a["kind"] == "code")
+    assert any("Attachments/out-of-control.jpg" in g["paths"] for g in code["groups"])
 
 
 def _payload(result: Any) -> dict[str, Any]:
