@@ -288,7 +288,10 @@ def _texts(rec: Record | None, key: str) -> tuple[str, ...]:
 
 
 def _heading(body: str) -> str | None:
+    """The first ``# `` heading, unless a lower heading comes first: then it names a section, not the note."""
     for line in body.split("\n"):
         if line.startswith("# "):
             return line[2:].strip() or None
+        if line.startswith("##"):
+            return None
     return None

@@ -168,3 +168,9 @@ async def test_search_and_get_find_notes_by_body_words_properties_and_names_with
         assert person["path"] == f"Starter-Kit/2_Literature/{SONKE}.md"
         film = _payload(await client.call_tool("synapse", {"action": "get", "id": "zk:kepano:blade-runner"}))
         assert film["meta"]["properties"]["director"] == "Ridley Scott"
+
+
+def test_a_top_level_heading_after_a_section_heading_names_a_section_not_the_note(tmp_path: Path) -> None:
+    root = wild_repo("obsidian-kepano", tmp_path / "kepano")
+    nodes, _ = _nodes(root, ".", "vault")
+    assert nodes["zk:vault:kevin-kelly"].title == "Kevin Kelly"  # "## Books" comes before "# Clippings"
