@@ -259,6 +259,7 @@ def _candidates(node: RenderNode, units: tuple[Unit, ...]) -> list[_Candidate]:
     places: dict[tuple[str, ...], tuple[frozenset[str], str | None]] = {}
     found: list[_Candidate] = []
     options = False
+    statement: frozenset[str] | None = None
     for unit in units:
         text = unit.text.strip()
         if unit.kind != "item":
@@ -273,6 +274,10 @@ def _candidates(node: RenderNode, units: tuple[Unit, ...]) -> list[_Candidate]:
             places[unit.headings] = (title | path, _section(unit.headings))
         context, section = places[unit.headings]
         own = stems(text)
+        if statement is None:
+            statement = own
+        elif unit.kind == "item" and _FIELD.match(text):
+            context = context | statement  # a field (``reason: …``) is about the statement its record opens with
         found.append(_Candidate(unit, "options" if options else section, own | context, own, context))
     return found
 
@@ -426,9 +431,14 @@ _UNNAMED = frozenset({None, "time", "place", "person"})
 
 def _class(node: RenderNode, candidate: _Candidate) -> str | None:
     """The unit's section class; the units of a decision record outside any section count as its decision,
-    except its metadata lines (``Date: …``, ``Deciders: …``), which count as its status."""
+    except its metadata lines (``Date: …``, ``Deciders: …``), which count as its status. A labelled field
+    (``reason: …``, ``alternatives: …``, the way memdsl declarations and properties read) takes its
+    label's class."""
     if _METADATA.match(candidate.unit.text):
         return "status"
+    field = _FIELD.match(candidate.unit.text)
+    if field and (label := _FIELD_CLASSES.get(field.group(1).casefold())):
+        return label
     return candidate.section or ("decision" if node.type == "decision" and not candidate.unit.headings else None)
 
 
@@ -442,6 +452,17 @@ _METADATA = re.compile(
     r"parent|grand_parent|nav_order|layout|permalink|has_children)\s*:",
     re.I,
 )
+_FIELD = re.compile(r"^\s*([A-Za-z][\w ]{0,30}?)\s*(?:\([^)]*\))?\s*:\s")
+_FIELD_CLASSES = {
+    **dict.fromkeys(("reason", "reasons", "rationale", "why", "motivation", "because", "justification"), "rationale"),
+    **dict.fromkeys(("alternatives", "alternative", "options", "considered", "rejected"), "options"),
+    **dict.fromkeys(
+        ("status", "scope", "subject", "kind", "supersedes", "superseded by", "conflicts with", "aliases", "id",
+         "canonical name", "evidence", "source", "tags", "created", "updated", "horizon", "confidence"),
+        "status",
+    ),
+}  # fmt: skip
+"""Field labels that place a ``label: value`` unit in a section: a memdsl ``reason:`` is a rationale."""
 _DANGLING = re.compile(r"\b(?:because|since|so that|due to)\W*$", re.I)
 _REASON_ONLY = re.compile(r"^\W*(?:because|since|so that|due to)\b", re.I)
 

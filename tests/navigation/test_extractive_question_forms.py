@@ -158,3 +158,24 @@ def test_front_matter_lines_left_in_a_body_are_metadata_not_answers() -> None:
 def test_a_digit_inside_an_identifier_is_not_a_figure() -> None:
     body = "conflicts with: aurora.revenue_target_2026"
     assert abstains("What is the revenue target for Aurora?", world(node("mem:alex:aurora", body, type="note")))
+
+
+POSTGRES = """Migrate Aurora to Postgres for multi-device sync.
+
+- reason: Sync conflicts and concurrent writes outgrew SQLite.
+- alternatives: Litestream, Turso
+- status: active
+"""
+
+
+def test_a_labelled_reason_field_answers_a_why_question_about_the_records_statement() -> None:
+    view = world(node("mem:mem:aurora.db_postgres", POSTGRES, title="decision aurora.db_postgres"))
+    assert answered("Why is Aurora migrating to Postgres?", view) == (
+        "reason: Sync conflicts and concurrent writes outgrew SQLite."
+    )
+
+
+def test_an_alternatives_field_is_an_option_and_a_status_field_metadata() -> None:
+    view = world(node("mem:mem:aurora.db_postgres", POSTGRES, title="decision aurora.db_postgres"))
+    assert abstains("Which Litestream replacement did Aurora choose?", view)
+    assert abstains("What is active for Aurora?", world(node("mem:mem:x", "- status: active\n- scope: Aurora")))
