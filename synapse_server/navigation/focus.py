@@ -7,7 +7,9 @@ answer the question is a wrong choice here. The rules (docs/navigation.md):
 1. Every question term must occur in some rendered node, or the question
    rests on a premise the evidence never mentions: abstain.
 2. Focus terms are weighted by rarity across the rendered nodes; a term in
-   at least 60 % of five or more nodes is background and may be missing.
+   at least 60 % of five or more nodes is background and may be missing, and
+   so is the project's own name (a source segment of a rendered address,
+   ``madr`` of ``repo:madr:…``).
 3. A unit is a candidate only when every required term occurs in the unit,
    its heading path or its node's title, and at least one occurs in the unit
    itself, unless the unit sits under a Decision heading (or, for a
@@ -38,7 +40,8 @@ answer the question is a wrong choice here. The rules (docs/navigation.md):
 5. Among candidates, the current statement wins: an active document over one
    whose Status says superseded (or that an envelope gap discloses as superseded), then a Decision section (or the body of a
    decision record) over neutral text over Rationale and Consequences over
-   Context, Options and Status, a unit with a past cue ("historically",
+   Context, Options and Status (for a what-question, a sentence that states
+   the choice, "Chosen option: …", first within its section), a unit with a past cue ("historically",
    "previously") one step lower. A question about the past ("originally")
    reverses it: the superseded document first, then Context and past cues.
    A why-question ranks Rationale, then Decision Drivers, Context and
@@ -164,7 +167,7 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
     if absent:
         return Refusal(f"no rendered evidence mentions {', '.join(repr(word) for word in absent)}")
     weights = {term.stem: _weight(term.stem, documents) for term in question.terms}
-    required = _required(question, documents)
+    required = tuple(key for key in _required(question, documents) if key not in _project_names(render))
     replaced = _replaced(render)
     best: tuple[tuple[float, ...], Choice] | None = None
     asked_somewhere = question.asked not in _UNNAMED and any(question.asked in d for d in documents)
@@ -210,6 +213,17 @@ def _denies(question: Question, node: RenderNode) -> bool:
     said = stems(question.text)
     own = {stem(word) for word in words if word not in NEGATIONS} & content_stems(node.title)
     return len(own) >= 2 and own <= said
+
+
+def _project_names(render: Render) -> frozenset[str]:
+    """Stems of the sources the rendered addresses name (``madr`` of ``repo:madr:…``): the project itself.
+
+    "Which list marker does MADR use?" asked of MADR's own repository names the
+    project, not a topic: its records rarely repeat their own project's name.
+    """
+    return frozenset(
+        stem(str(node.address).split(":")[1]) for node in render.nodes if str(node.address).count(":") >= 2
+    )
 
 
 def _unquoted(text: str) -> str:
@@ -551,7 +565,8 @@ def _fitness(question: Question, node: RenderNode, candidate: _Candidate, supers
         return _WHY_RANK.get(section, 0), int(bool(_CAUSAL.search(text))), -int(past)
     if question.temporal == "past" and not superseded:
         return (3 if past or section == "context" else 1 if section == "decision" else 0), 0, 0
-    return max(_RANK.get(section, 0) - int(past), 0), 0, -int(past)
+    stated = int(question.form == "what" and bool(_DECISION_CUE.search(text)))  # "Chosen option: …" states it
+    return max(_RANK.get(section, 0) - int(past), 0), stated, -int(past)
 
 
 def _share(question: Question, weights: dict[str, float], own: frozenset[str]) -> float:

@@ -179,3 +179,19 @@ def test_an_alternatives_field_is_an_option_and_a_status_field_metadata() -> Non
     view = world(node("mem:mem:aurora.db_postgres", POSTGRES, title="decision aurora.db_postgres"))
     assert abstains("Which Litestream replacement did Aurora choose?", view)
     assert abstains("What is active for Aurora?", world(node("mem:mem:x", "- status: active\n- scope: Aurora")))
+
+
+def test_the_projects_own_name_in_a_question_is_background_not_a_term_each_record_must_repeat() -> None:
+    view = world(
+        node("mem:adr:0011", MARKER, title="Use Asterisk as List Marker"),
+        node("repo:madr:README.md", "MADR is a template for decision records.", type="file", title="README"),
+    )
+    assert answered("Which list marker does MADR use?", view).startswith('Chosen option: "Use an asterisk"')
+    lone = world(node("mem:adr:0011", MARKER, title="Use Asterisk as List Marker"))
+    assert abstains("Which list marker does MADR use?", lone), "MADR names no rendered source here"
+
+
+def test_a_what_question_prefers_the_sentence_that_states_the_choice_within_its_section() -> None:
+    body = MARKER + "\nAn asterisk as list marker is more readable, says the style guide.\n"
+    view = world(node("mem:adr:0011", body, title="Use Asterisk as List Marker"))
+    assert answered("Which list marker do we use?", view).startswith('Chosen option: "Use an asterisk"')
