@@ -3,6 +3,8 @@
 Plain init creates an empty workspace, ``--demo`` the complete demo
 workspace, and ``--adopt`` reads what a repository already keeps (ADRs,
 notes, MLflow runs, ``.mem`` files) in place, writing only ``.synapse/``.
+After adopting it reads each source once and says, per source, how many files
+it read and which it will skip and why, then any hints the kinds give.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from synapse_server.errors import InvalidInput
-from synapse_server.workspace.adopt import adopt
+from synapse_server.workspace.adopt import adopt, adoption_report
 from synapse_server.workspace.init import init_workspace, make_demo
 
 
@@ -66,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
 def _adopt(args: argparse.Namespace) -> int:
     directory = args.dir or "."
     done = adopt(Path(directory), gitignore=args.gitignore)
+    reports = adoption_report(done.root)
     cache = _shown_cache(done.cache_dir, done.root)
     if args.json:
         payload = {
@@ -75,6 +78,8 @@ def _adopt(args: argparse.Namespace) -> int:
             "config": ".synapse/config.yaml",
             "cache": cache,
             "gitignore_changed": done.gitignore_changed,
+            "read": [report.model_dump(mode="json") for report in reports],
+            "hints": list(done.hints),
         }
         print(json.dumps(payload))
         return 0
@@ -85,6 +90,14 @@ def _adopt(args: argparse.Namespace) -> int:
     else:
         print(f"found no ADR folder, vault, mlruns/ folder or .mem file in {directory}; the code store alone is read")
     print("wrote .synapse/config.yaml (nothing else in the repository was changed)")
+    if reports:
+        print("read once to check:")
+        for report in reports:
+            print(f"  {report.line()}")
+    if done.hints:
+        print("hints:")
+        for hint in done.hints:
+            print(f"  {hint}")
     if done.gitignore_changed:
         print("added .angelo/ to .gitignore (the index cache stays in the workspace)")
     print(f"index cache: {cache}")
