@@ -93,6 +93,8 @@ def canonical_address(raw: str) -> str:
         try:
             return f"mem:tree:{check_id(raw)}"
         except BadAddress as exc:
+            if "." in raw:  # a file at the workspace root whose name holds a space: ``Über Notizen.md``
+                return _file_key(raw)
             raise InvalidInput(f"id: {exc}", parameter="id") from None
     try:
         address = check_address(raw)

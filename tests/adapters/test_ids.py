@@ -109,5 +109,6 @@ async def test_get_reads_a_code_file_with_a_space_by_its_listed_address_its_type
                 "My Notes/a b.txt",
                 "hello from a spaced path\n",
             )
-        umlaut = _payload(await client.call_tool("synapse", {"action": "get", "id": "repo:repo:Über Notizen.txt"}))
-        assert umlaut["body"] == "grüße\n"
+        for spelled in ("repo:repo:Über%20Notizen.txt", "repo:repo:Über Notizen.txt", "Über Notizen.txt"):
+            umlaut = _payload(await client.call_tool("synapse", {"action": "get", "id": spelled}))
+            assert (umlaut["path"], umlaut["body"]) == ("Über Notizen.txt", "grüße\n")
