@@ -1,11 +1,14 @@
-"""An MLflow tracking folder (``mlruns/``, the file store) read in place: every run is a ``data:runs:<run_id>`` node.
+"""An MLflow tracking folder (``mlruns/``, the file store) read in place: runs, and the model registry beside them.
 
 The on-disk layout MLflow's file store writes: ``<experiment_id>/meta.yaml``
 names the experiment; ``<experiment_id>/<run_id>/meta.yaml`` holds the run
 (name, status, times, lifecycle stage) beside ``params/``, ``metrics/``
-(``timestamp value step`` lines), ``tags/``, ``artifacts/`` and ``inputs/``
-(dataset links to ``<experiment_id>/datasets/<id>/meta.yaml``). Deleted runs
-and experiments are left out.
+(``timestamp value step`` lines), ``tags/``, ``artifacts/``, ``inputs/``
+(dataset links to ``<experiment_id>/datasets/<id>/meta.yaml``) and, from
+MLflow 3, ``outputs/`` (links to the experiment's logged models,
+``<experiment_id>/models/m-…/meta.yaml``). Every run is ``data:runs:<run_id>``;
+the registry (``mlruns/models/``) is read by :mod:`adapters.mlflow_registry`.
+Deleted runs and experiments are left out, and reported as skipped.
 
 A run is ``measured`` only where a recorded digest verifies against bytes:
 
@@ -22,29 +25,36 @@ Every run carries a run tether, the worst of its digests: a run that records
 no digest at all is ``unverifiable`` (``inferred``), and the check says so.
 Metrics, parameters and tags render as one citable line each
 (:mod:`adapters.runs_body`), with a verification line saying which digests
-can be checked.
+can be checked and, for a run that is not measured, what measured needs.
 Diagnostic codes: ``yaml`` (error: a meta.yaml that cannot be read),
 ``missing-record`` (warning: a run folder without meta.yaml).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from adapters.base import Diagnostic, Family, LoadResult, Node, Tether, TetherKind
+from adapters.base import Diagnostic, Family, LoadResult, Node, Skipped, Tether, TetherKind
 from adapters.frontmatter import StoreFileError, load_yaml, read_text
 from adapters.ids import BadAddress, make_address
+from adapters.mlflow_registry import MODELS_FOLDER, mlflow_time, read_registry
 from adapters.paths import PathEscape, check_relative, display_path, resolve_inside, under
 from adapters.runs_body import MetricHistory, figure_sections, verification_line
+from adapters.skips import drop
 from adapters.source_files import check_folder
 
 RUN_STATUS = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
+HOW_TO_MEASURE = "in MLflow: a run tag sha256/<path> for each file, or a dataset whose digest is a full sha256"
+"""How an MLflow run records a digest Synapse can verify, said on every run that is not measured."""
+NOT_RUNS = frozenset({"datasets", "models"})
+"""Folders inside an experiment that are not runs: dataset records and MLflow 3's logged models."""
+DELETED = "deleted in MLflow"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _MAX_ARTIFACTS = 200
 _MAX_VALUE_CHARS = 2000
@@ -64,28 +74,53 @@ class MlflowAdapter:
         if problem is not None:
             return LoadResult((), (problem,))
         diagnostics: list[Diagnostic] = []
+        skipped: list[Skipped] = []
         nodes: dict[str, Node] = {}
         for experiment in _subdirs(self.folder):
-            meta = self._yaml(experiment / "meta.yaml", diagnostics)
-            if meta is None or meta.get("lifecycle_stage", "active") != "active":
+            if experiment.name == MODELS_FOLDER:
+                continue  # the model registry, read below
+            meta = self._yaml(experiment / "meta.yaml", diagnostics, skipped)
+            if meta is None:
+                continue
+            if meta.get("lifecycle_stage", "active") != "active":
+                skipped.append(Skipped(display_path(experiment / "meta.yaml", self.root), "a deleted experiment"))
                 continue
             name = str(meta.get("name") or experiment.name)
             datasets = {
-                d.name: self._yaml(d / "meta.yaml", diagnostics) or {} for d in _subdirs(experiment / "datasets")
+                d.name: self._yaml(d / "meta.yaml", diagnostics, skipped) or {}
+                for d in _subdirs(experiment / "datasets")
             }
+            logged = self._logged_models(experiment / "models")
             for run_dir in _subdirs(experiment):
-                if run_dir.name == "datasets" or not self._inside(run_dir, diagnostics):
+                if run_dir.name in NOT_RUNS or not self._inside(run_dir, diagnostics):
                     continue
                 if not (run_dir / "meta.yaml").is_file():
                     shown = display_path(run_dir, self.root)
-                    diagnostics.append(
-                        Diagnostic(shown, 1, "missing-record", "run folder without meta.yaml", "warning")
+                    drop(
+                        Diagnostic(shown, 1, "missing-record", "run folder without meta.yaml", "warning"),
+                        diagnostics,
+                        skipped,
                     )
                     continue
-                node = self._run(run_dir, name, experiment.name, datasets, diagnostics)
+                node = self._run(run_dir, name, experiment.name, datasets, logged, diagnostics, skipped)
                 if node is not None:
                     nodes.setdefault(node.address, node)
-        return LoadResult(tuple(nodes[key] for key in sorted(nodes)), tuple(diagnostics))
+        runs = len(nodes)
+        registry = read_registry(
+            self.folder / MODELS_FOLDER,
+            self.root,
+            nodes,
+            lambda path: self._yaml(path, diagnostics, skipped),
+            _values,
+        )
+        skipped += [Skipped(display_path(path, self.root), reason) for path, reason in registry.skipped]
+        for address, edges in registry.run_edges.items():
+            if address in nodes:
+                nodes[address] = replace(nodes[address], edges=(*nodes[address].edges, *edges))
+        for node in registry.nodes:
+            nodes.setdefault(node.address, node)
+        ordered = tuple(nodes[key] for key in sorted(nodes))
+        return LoadResult(ordered, tuple(diagnostics), files_read=runs + registry.files_read, skipped=tuple(skipped))
 
     def _run(
         self,
@@ -93,18 +128,22 @@ class MlflowAdapter:
         experiment: str,
         experiment_id: str,
         datasets: dict[str, dict[str, Any]],
+        logged: dict[str, str],
         diags: list[Diagnostic],
+        skipped: list[Skipped],
     ) -> Node | None:
-        meta = self._yaml(run_dir / "meta.yaml", diags)
-        if meta is None or meta.get("lifecycle_stage", "active") != "active":
+        meta = self._yaml(run_dir / "meta.yaml", diags, skipped)
+        if meta is None:
+            return None
+        if meta.get("lifecycle_stage", "active") != "active":
+            skipped.append(Skipped(display_path(run_dir / "meta.yaml", self.root), DELETED))
             return None
         run_id = str(meta.get("run_id") or run_dir.name)
         try:
             address = make_address("data", "runs", run_id)
         except BadAddress as exc:
-            diags.append(
-                Diagnostic(display_path(run_dir, self.root), 1, "bad-id", f"run id {run_id!r}: {exc}", "warning")
-            )
+            shown = display_path(run_dir / "meta.yaml", self.root)
+            drop(Diagnostic(shown, 1, "bad-id", f"run id {run_id!r}: {exc}", "warning"), diags, skipped)
             return None
         params = _values(run_dir / "params")
         tags = _values(run_dir / "tags")
@@ -112,7 +151,7 @@ class MlflowAdapter:
         run_name = str(meta.get("run_name") or tags.get("mlflow.runName") or run_id[:8])
         raw_status = meta.get("status")
         status = RUN_STATUS.get(raw_status, str(raw_status)) if isinstance(raw_status, int) else str(raw_status or "")
-        started = _time(meta.get("start_time"))
+        started = mlflow_time(meta.get("start_time"))
         artifacts = _artifacts(run_dir / "artifacts")
         tethers: list[Tether] = []
         for key, value in sorted(tags.items()):
@@ -132,7 +171,9 @@ class MlflowAdapter:
             lines.append(f"- started: {started}")
         lines += [f"- dataset {d['name']} ({d['context']}): digest {d['digest']}" for d in used]
         lines += [f"- artifact: {path}" for path in artifacts]
-        lines.append(verification_line(tethers))
+        models = self._outputs(run_dir, logged)
+        lines += [f"- logged model: {model_name} ({model_id})" for model_id, model_name in models]
+        lines.append(verification_line(tethers, HOW_TO_MEASURE))
         tethers.append(Tether(TetherKind.RUN, run_id))  # its check says why a run without verifiable hashes is inferred
         shown_tags = {k: v for k, v in sorted(tags.items()) if not k.startswith(("mlflow.", "sha256/"))}
         lines += figure_sections(
@@ -161,6 +202,7 @@ class MlflowAdapter:
                 "tags": {k: v for k, v in tags.items() if not k.startswith("mlflow.")},
                 "datasets": used,
                 "artifacts": artifacts,
+                "logged_models": tuple(model_id for model_id, _ in models),
                 "inputs": tuple(t.target for t in hashes),
                 "outputs": (),
                 "source_kind": "mlflow",
@@ -175,7 +217,7 @@ class MlflowAdapter:
         """The run's dataset inputs; each digest is a tether, verifiable only when it is a sha256 of a local file."""
         used: list[dict[str, Any]] = []
         for link in _subdirs(run_dir / "inputs"):
-            info = self._yaml(link / "meta.yaml", [])
+            info = self._yaml(link / "meta.yaml", [], [])
             if not info or info.get("source_type") != "DATASET":
                 continue
             dataset = datasets.get(str(info.get("source_id")), {})
@@ -189,6 +231,25 @@ class MlflowAdapter:
                 tethers.append(Tether(TetherKind.CONTENT_HASH, local or f"dataset:{name}", digest or None))
             used.append({"name": name, "context": context, "digest": digest, "source": local})
         return used
+
+    def _logged_models(self, folder: Path) -> dict[str, str]:
+        """MLflow 3's logged models of an experiment (``models/m-…/meta.yaml``): model id -> the model's name."""
+        names: dict[str, str] = {}
+        for model_dir in _subdirs(folder):
+            info = self._yaml(model_dir / "meta.yaml", [], [])
+            if info:
+                names[str(info.get("model_id") or model_dir.name)] = str(info.get("name") or model_dir.name)
+        return names
+
+    def _outputs(self, run_dir: Path, logged: dict[str, str]) -> list[tuple[str, str]]:
+        """(model id, name) of each model the run logged (``outputs/<id>/meta.yaml``, MLflow 3)."""
+        found: list[tuple[str, str]] = []
+        for link in _subdirs(run_dir / "outputs"):
+            info = self._yaml(link / "meta.yaml", [], [])
+            if info and info.get("destination_type") == "MODEL_OUTPUT":
+                model_id = str(info.get("destination_id") or link.name)
+                found.append((model_id, logged.get(model_id, model_id)))
+        return found
 
     def _local_source(self, raw: Any) -> str | None:
         """A dataset source that names a file in the workspace, workspace-relative; None otherwise."""
@@ -230,7 +291,8 @@ class MlflowAdapter:
             return False
         return True
 
-    def _yaml(self, path: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
+    def _yaml(self, path: Path, diags: list[Diagnostic], skipped: list[Skipped]) -> dict[str, Any] | None:
+        """A metadata file as a mapping; one that cannot be read is a diagnostic and a skipped file."""
         shown = display_path(path, self.root)
         if not path.is_file() or not self._inside(path, diags):
             return None
@@ -238,10 +300,10 @@ class MlflowAdapter:
             data = load_yaml(read_text(path, shown), shown)
         except StoreFileError as exc:
             found = exc.diagnostic
-            diags.append(Diagnostic(shown, found.line, "yaml", f"cannot read MLflow metadata: {found.message}"))
+            drop(Diagnostic(shown, found.line, "yaml", f"cannot read MLflow metadata: {found.message}"), diags, skipped)
             return None
         if not isinstance(data, dict):
-            diags.append(Diagnostic(shown, 1, "yaml", "MLflow metadata is not a mapping"))
+            drop(Diagnostic(shown, 1, "yaml", "MLflow metadata is not a mapping"), diags, skipped)
             return None
         return data
 
@@ -314,12 +376,3 @@ def _artifacts(folder: Path) -> tuple[str, ...]:
             if len(found) >= _MAX_ARTIFACTS:
                 break
     return tuple(found[:_MAX_ARTIFACTS])
-
-
-def _time(millis: Any) -> str | None:
-    if not isinstance(millis, int) or isinstance(millis, bool):
-        return None
-    try:
-        return dt.datetime.fromtimestamp(millis / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    except (OverflowError, OSError, ValueError):
-        return None

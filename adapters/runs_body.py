@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from adapters.base import Tether, TetherKind
 
 __all__ = [
+    "MEASURED_NEEDS",
     "METRICS_HEADING",
     "PARAMS_HEADING",
     "TAGS_HEADING",
@@ -85,20 +86,29 @@ def figure_sections(
     return lines
 
 
-def verification_line(tethers: Sequence[Tether]) -> str:
+MEASURED_NEEDS = (
+    "Measured needs a sha256 of every input and output of the run, recorded with it, that matches the bytes"
+)
+"""What makes a run ``measured``, said in one sentence wherever a run is shown as ``inferred``."""
+
+
+def verification_line(tethers: Sequence[Tether], how: str | None = None) -> str:
     """Which recorded digests the resolvers can check, said where a person reads the run.
 
     A content-hash tether without a full sha256 (MLflow's short dataset
     digests hash a sample or a description, not bytes Synapse can read) can
     never verify, so it keeps the run ``inferred`` however the others verify;
-    so does recording no digest at all.
+    so does recording no digest at all. An inferred run's line then says, in a
+    sentence of its own, what ``measured`` needs (``how``: the store's way of
+    recording a digest), so ``get`` and the envelope show how to get there.
     """
     hashes = [t for t in tethers if t.kind is TetherKind.CONTENT_HASH]
     cannot = [t.target for t in hashes if not _is_sha256(t.ref)]
+    needs = f". {MEASURED_NEEDS}{f' ({how})' if how else ''}."
     if cannot:
-        return f"- verification: inferred; {', '.join(cannot)} cannot be checked against bytes"
+        return f"- verification: inferred; {', '.join(cannot)} cannot be checked against bytes{needs}"
     if not hashes:
-        return "- verification: inferred; the run recorded no hash that can be verified"
+        return f"- verification: inferred; the run recorded no hash that can be verified{needs}"
     named = ", ".join(t.target for t in hashes)
     return f"- verification: measured only while every recorded sha256 verifies ({named})"
 

@@ -40,7 +40,10 @@ class RunResolver:
             return TetherCheck(tether, "unresolved", f"run {run} is not in the runs store")
         if not hashes:
             return TetherCheck(
-                tether, "unverifiable", f"run {run} recorded no hash that can be verified, so it stays inferred"
+                tether,
+                "unverifiable",
+                f"run {run} recorded no hash that can be verified, so it stays inferred "
+                "(measured needs a recorded sha256 of every input and output that matches the bytes)",
             )
         checks = [self.content.check(component) for component in hashes]
         bad = worst(checks)

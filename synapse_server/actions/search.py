@@ -1,11 +1,14 @@
-"""search: hybrid (keyword + meaning, RRF-fused) search across the memory tree and the scoped zettelkasten.
+"""search: hybrid (keyword + meaning, RRF-fused) search across the memory tree, the scoped zettelkasten and runs.
 
 Scope decision: search covers the two knowledge stores, practice (memory) and
-canon (zk), as the seed's "look across both stores" asks. Code and run records
-are evidence that navigate assembles around these hits and that ``get`` reads
-by address; ranking a source file against a decision would bury both. Every hit
-says which store and tier it came from and how each channel ranked it, and
-``relaxed`` says when the keyword channel had to fall back from AND to OR.
+canon (zk), as the seed's "look across both stores" asks, and the runs (the
+data family: ``runs/`` records, adopted MLflow runs and registered models), so
+a run is found by a parameter, metric or tag name as a decision is by a word of
+its text. Code is evidence that navigate assembles around these hits and that
+``get`` reads by address; ranking a source file against a decision would bury
+both. Every hit says which store and tier it came from (a run has no tier) and
+how each channel ranked it, and ``relaxed`` says when the keyword channel had
+to fall back from AND to OR. ``projects=[]`` still means memory only.
 
 ``expand=true`` follows one edge of the generic overlay from each hit
 (:func:`synapse_server.overlay.expansion.expand_hits`). The neighbours come in
@@ -41,7 +44,7 @@ from synapse_server.overlay.lens import OverlayInfo, open_overlay
 
 MAX_QUERY_CHARS = 2000
 MAX_PROJECTS = 64
-FAMILIES = SEARCH_FAMILIES  # navigate seeds from the same fused ranking
+FAMILIES = (*SEARCH_FAMILIES, "data")  # navigate seeds from the memory and zk ranking and from each family
 
 
 class SearchParams(StrictParams):
@@ -68,8 +71,8 @@ class SearchHit(BaseModel):
 
     rank: int
     address: str
-    store: Literal["memory", "zk"]
-    tier: Literal["practice", "canon"]
+    store: Literal["memory", "zk", "data"]
+    tier: Literal["practice", "canon"] | None = Field(..., description="practice or canon; none for a run (data)")
     project: str | None
     type: str
     title: str
@@ -113,7 +116,8 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
             _check_known(params.projects, set(workspace.local_projects()) | _zk_projects(stores.nodes))
         overlay = open_overlay(workspace, stores, "generic") if params.expand else None
     with deps.index_lock:  # not the store lock: a stalled database must not hold up get
-        found = deps.index().search(params.query, params.limit, families=FAMILIES, projects=projects)
+        families = FAMILIES if params.projects != [] else ("memory",)
+        found = deps.index().search(params.query, params.limit, families=families, projects=projects)
     superseded = {
         h.address: s for h in found if h.address in stores.nodes and (s := supersession_of(stores.nodes[h.address]))
     }
@@ -122,8 +126,8 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
         SearchHit(
             rank=i,
             address=h.address,
-            store="memory" if h.family == "memory" else "zk",
-            tier="practice" if h.family == "memory" else "canon",
+            store=_STORES[h.family],
+            tier=_TIERS.get(h.family),
             project=h.project,
             type=h.type,
             title=h.title,
@@ -140,7 +144,7 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
     ]
     expansions: list[Expansion] = []
     relevant = is_relevant(hits)
-    summary = _summary(params.query, projects, hits, relevant)
+    summary = _summary(params.query, projects, hits, relevant, params.projects != [])
     if overlay is not None:
         state, info = overlay
         titles = {a: n.title for a, n in stores.nodes.items() if n.family in FAMILIES}
@@ -170,6 +174,10 @@ def _current_first(found: list[Hit], superseded: dict[str, Supersession]) -> lis
     return [by_address[a] for a in order]
 
 
+_STORES: dict[str, Literal["memory", "zk", "data"]] = {"memory": "memory", "zk": "zk", "data": "data"}
+_TIERS: dict[str, Literal["practice", "canon"]] = {"memory": "practice", "zk": "canon"}
+
+
 def _zk_projects(addresses: Iterable[str]) -> set[str]:
     return {a.split(":", 2)[1] for a in addresses if a.startswith("zk:")}
 
@@ -190,9 +198,10 @@ def is_relevant(hits: list[SearchHit]) -> bool:
     return any(h.lexical_rank is not None or (h.similarity or 0.0) >= RELEVANCE_FLOOR for h in hits)
 
 
-def _summary(query: str, projects: list[str], hits: list[SearchHit], relevant: bool) -> str:
+def _summary(query: str, projects: list[str], hits: list[SearchHit], relevant: bool, searched_runs: bool) -> str:
     shown = query if len(query) <= 60 else query[:57] + "..."
-    scope = f"memory + zk [{', '.join(projects)}]" if projects else "memory only"
+    scope = f"memory + zk [{', '.join(projects)}] + runs" if projects else "memory + runs"
+    scope = scope if searched_runs else "memory only"
     if not hits:
         return f"no hits for {shown!r} in {scope}"
     top = hits[0]
@@ -216,7 +225,7 @@ def _expansion_summary(added: int, info: OverlayInfo) -> str:
 SPEC = ActionSpec(
     params=SearchParams,
     handler=handle,
-    does="Hybrid keyword + meaning search (RRF-fused) across the memory tree (practice) and the zettelkasten (canon); "
-    "every hit is tagged store and tier. expand=true adds the hits' 1-hop overlay neighbours, listed apart as expansions.",
+    does="Hybrid keyword + meaning search (RRF-fused) across the memory tree (practice), the zettelkasten (canon) "
+    "and runs (data); every hit is tagged store and tier. expand=true adds the hits' 1-hop overlay neighbours, listed apart as expansions.",
     say=("search everything", "look across both stores", "what do we know about X"),
 )

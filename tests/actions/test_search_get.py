@@ -61,13 +61,15 @@ async def test_a_query_with_a_keyword_match_is_relevant(
     assert body["relevant"] is True
 
 
-async def test_search_never_returns_code_or_run_records(
+async def test_search_never_returns_code_but_finds_runs_tagged_as_data_without_a_tier(
     make_server: ServerFactory, demo_root: Path, embedder: Embedder
 ):
     body = payload(
         await call(make_server(demo_root, embedder=embedder), action="search", query="backtest.py run", limit=100)
     )
-    assert all(hit["address"].split(":")[0] in {"mem", "zk"} for hit in body["hits"])
+    assert all(hit["address"].split(":")[0] in {"mem", "zk", "data"} for hit in body["hits"])
+    runs = [hit for hit in body["hits"] if hit["address"].startswith("data:runs:")]
+    assert runs and all((hit["store"], hit["tier"]) == ("data", None) for hit in runs)
 
 
 async def test_search_with_an_empty_project_list_searches_memory_only(

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(out.summary)
     for hit in out.hits:
-        print(f"{hit.rank:>3}. [{hit.store}/{hit.tier}] {hit.title}  ({hit.address})  {channels(hit)}")
+        where = f"{hit.store}/{hit.tier}" if hit.tier else hit.store
+        print(f"{hit.rank:>3}. [{where}] {hit.title}  ({hit.address})  {channels(hit)}")
         print(f"     {' '.join(hit.snippet.split())}")
     for item in out.expansions:
         print(

@@ -1,4 +1,4 @@
-"""``mlflow``: an MLflow tracking folder (``mlruns/``), each run a data node ``data:runs:<run id>``."""
+"""``mlflow``: an MLflow tracking folder (``mlruns/``): each run ``data:runs:<run id>``, the registry ``data:models:…``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class MlflowKind(SourceKind):
     family = "data"
     scheme = "data"
     unit = "run"
-    finds = "a folder named `mlruns`"
+    finds = "a folder named `mlruns` (its runs, and the model registry in `mlruns/models/`)"
     claims_whole_folder = True
     prunes = frozenset({"mlruns"})
     codes = ("missing-record",)
@@ -30,17 +30,21 @@ class MlflowKind(SourceKind):
         found: list[Detected] = []
         for folder in folders:
             if folder.name == "mlruns":
-                runs = sum(
-                    1
-                    for exp in folder.iterdir()
-                    if exp.is_dir()
-                    for run in exp.iterdir()
-                    if (run / "meta.yaml").is_file()
-                )
-                found.append(Detected(relative(folder, root), None, runs))
+                found.append(Detected(relative(folder, root), None, _runs(folder)))
         return found
 
     def loader(self, site: SourceSite) -> Callable[[], LoadResult]:
         from adapters.mlflow_runs import MlflowAdapter
 
         return MlflowAdapter(site.folder, site.root).load
+
+
+def _runs(folder: Path) -> int:
+    """How many runs the folder's experiments hold: not the registry (``models/``), datasets or logged models."""
+    return sum(
+        1
+        for experiment in folder.iterdir()
+        if experiment.is_dir() and experiment.name != "models" and not experiment.name.startswith(".")
+        for run in experiment.iterdir()
+        if run.name not in ("datasets", "models") and (run / "meta.yaml").is_file()
+    )
