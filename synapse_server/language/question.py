@@ -102,7 +102,8 @@ FRAME_VERBS = _words(
     explained say said says state stated record recorded work works worked handle handled deal dealt
     want wanted know known find found look looked reason reasons write writes wrote written writing implement
     implemented build built create created replace replaced replacing switch switched move moved moving migrate
-    migrated reject rejected accept accepted consider considered prefer preferred drop dropped"""
+    migrated reject rejected accept accepted consider considered prefer preferred drop dropped builds creates
+    implements replaces switches moves migrates rejects accepts considers prefers drops goes going went"""
 )
 NEGATIONS = NEGATION_WORDS
 QUANTIFIERS = _words("only all every always never sole solely")

@@ -379,7 +379,7 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
         return False
     words = set(normalise_words(text))
     cause = _CAUSAL.search(text)
-    negated = bool(set(normalise_words(text[: cause.start()] if cause else text)) & NEGATIONS)  # not a reason's "not"
+    negated = bool(set(normalise_words(text[: cause.start()] if cause else text)) & _CLAUSE_NEGATIONS)  # not a reason's
     if question.negated and not negated:
         return False
     if question.form == "why" and negated and not question.negated and _decision_line(section, text):
@@ -418,6 +418,9 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
     return bool(content_stems(text) - said - candidate.place)
 
 
+_CLAUSE_NEGATIONS = NEGATIONS - {"non"}
+"""Words that negate a clause; ``non-`` negates the noun it prefixes ("non-perishable purchases"), so a
+definition holding it is not a negated statement."""
 _VALUE_FORMS = frozenset({"what", "how-much", "how"})
 """Forms whose answer is the current state: a Context or Status unit describes the problem or the record."""
 _DECISION_CUE = re.compile(

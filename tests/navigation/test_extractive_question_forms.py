@@ -195,3 +195,20 @@ def test_a_what_question_prefers_the_sentence_that_states_the_choice_within_its_
     body = MARKER + "\nAn asterisk as list marker is more readable, says the style guide.\n"
     view = world(node("mem:adr:0011", body, title="Use Asterisk as List Marker"))
     assert answered("Which list marker do we use?", view).startswith('Chosen option: "Use an asterisk"')
+
+
+def test_a_non_prefix_negates_its_noun_not_the_definition_but_a_clause_negation_still_refuses() -> None:
+    body = "*Cost per use* is a heuristic for most non-perishable purchases."
+    view = world(node("zk:vault:buy-wisely", body, title="Buy wisely", type="note"))
+    assert answered("What is cost per use?", view).startswith("Cost per use is a heuristic")
+    negated = "*Cost per use* is not a heuristic for perishable purchases."
+    assert abstains("What is cost per use?", world(node("zk:vault:b", negated, title="Buy wisely", type="note")))
+
+
+def test_an_inflected_frame_verb_is_not_a_term_the_evidence_must_repeat() -> None:
+    assert "replac" not in {term.stem for term in analyse("What replaces MongoDB for our apps?").terms}
+    assert [term.word for term in analyse("How much sugar goes into the tart filling?").terms] == [
+        "sugar",
+        "tart",
+        "filling",
+    ]
