@@ -130,7 +130,7 @@ class AdrAdapter:
             "status": status.memory if status else None,
             "adr_status": status.word if status else None,
             "adr_state": status.state if status else None,
-            "adr_status_text": record.status_text,
+            "adr_status_text": record.status_text[:500] if record.status_text else None,
             "adr_number": number,
             "layout": record.layout,
             "created": created,

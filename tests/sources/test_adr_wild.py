@@ -17,9 +17,14 @@ import pytest
 
 from adapters.adr import NOT_A_RECORD, AdrAdapter
 from adapters.base import LoadResult, Node
+from adapters.index import Embedder
 from adapters.resolvers import workspace_resolvers
+from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.actions.search import SearchParams, search
 from synapse_server.navigation.epistemics import derive
-from synapse_server.workspace.adopt import detect
+from synapse_server.workspace.adopt import adopt, detect
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.lint import lint_workspace
 from tests.support.source_fixtures import commit_all, git
 from tests.support.wild_repos import wild_repo
 
@@ -182,6 +187,9 @@ def test_a_record_last_changed_by_a_merge_of_two_edits_is_pinned_where_head_has_
     check = workspace_resolvers(root, root, nodes.values()).resolve(tether)
     assert (tether.kind.value, check.state) == ("git-pin", "ok"), check.detail
     assert tether.ref == git(root, "rev-parse", "HEAD")  # the merge itself wrote these bytes
+    adopt(root)
+    report = lint_workspace(load_workspace(root))
+    assert [d.format() for d in report.diagnostics if d.code == "outdated-pin"] == []
 
 
 def test_a_record_merged_unchanged_from_a_branch_keeps_the_branch_commit_as_its_pin(tmp_path: Path) -> None:
@@ -198,3 +206,26 @@ def test_a_record_merged_unchanged_from_a_branch_keeps_the_branch_commit_as_its_
     (tether,) = nodes["mem:adr:0038-mongo_replacement_by_documentdb"].tethers
     assert tether.ref == edited
     assert workspace_resolvers(root, root, nodes.values()).resolve(tether).state == "ok"
+
+
+def test_lint_reports_the_files_an_adr_source_skipped_and_why(tmp_path: Path) -> None:
+    root = wild_repo("adr-log4brains", tmp_path / "log4brains")
+    adopt(root)
+    report = lint_workspace(load_workspace(root))
+    (docs,) = [s for s in report.sources if s.kind == "adr" and s.path == "docs/adr"]
+    assert (docs.files_read, docs.skipped) == (9, 3)
+    assert [(g.reason, g.count) for g in docs.groups] == [(NOT_A_RECORD, 3)]
+    assert "docs/adr: 9 files read, 3 skipped: 3 not a record" in "\n".join(report.lines())
+
+
+def test_search_finds_an_adopted_adr_by_a_word_of_its_body(tmp_path: Path, embedder: Embedder) -> None:
+    root = wild_repo("adr-log4brains", tmp_path / "log4brains")
+    adopt(root)
+    deps = Deps(ServerSettings(root=root, prespawn=False), embedder=embedder)
+    try:
+        found = search(deps, SearchParams(query="Lunr", limit=10))
+        core = search(deps, SearchParams(query="hexagonal architecture", limit=10))
+    finally:
+        deps.close()
+    assert found.hits[0].address == "mem:adr:20201103-use-lunr-for-search"
+    assert any(h.address.startswith("mem:packages-core-docs-adr:") for h in core.hits[:3])

@@ -68,3 +68,13 @@ def test_a_run_that_recorded_no_digest_has_only_its_run_tether_and_deleted_runs_
     assert [t.kind for t in nodes[ids["plain"]].tethers] == [TetherKind.RUN]
     assert _status(root, nodes, ids["plain"]) == "inferred"
     assert ids["deleted"] not in nodes
+
+
+def test_a_deleted_run_is_reported_as_skipped_and_every_live_run_as_read(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    ids = mlflow_runs(root)
+    result = MlflowAdapter(Path("mlruns"), root).load()
+    assert result.files_read == 3
+    ((path, reason),) = [(s.path, s.reason) for s in result.skipped]
+    assert ids["deleted"] in path and path.endswith("meta.yaml") and reason == "deleted in MLflow"

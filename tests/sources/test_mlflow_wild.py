@@ -102,16 +102,6 @@ def test_lint_reports_what_each_adopted_source_read(tmp_path: Path) -> None:
     assert (mlflow.files_read, mlflow.skipped) == (14, 0)
 
 
-def test_lint_reports_the_files_an_adr_source_skipped_and_why(tmp_path: Path) -> None:
-    root = wild_repo("adr-log4brains", tmp_path / "log4brains")
-    adopt(root)
-    report = lint_workspace(load_workspace(root))
-    (docs,) = [s for s in report.sources if s.kind == "adr" and s.path == "docs/adr"]
-    assert (docs.files_read, docs.skipped) == (9, 3)
-    assert [(g.reason, g.count) for g in docs.groups] == [("not a record (README, index or template)", 3)]
-    assert "docs/adr: 9 files read, 3 skipped: 3 not a record" in "\n".join(report.lines())
-
-
 def test_search_finds_runs_by_a_parameter_a_metric_and_a_run_name(tmp_path: Path, embedder: Embedder) -> None:
     root = wild_repo("mlflow-16aryan", tmp_path / "wine")
     adopt(root)
@@ -132,16 +122,6 @@ def test_search_finds_a_registered_model_version_by_its_tag(tmp_path: Path, embe
     with _deps(root, embedder) as deps:
         found = _search(deps, "problem_type regression")
     assert found.hits[0].address == f"{MODEL}/version-1"
-
-
-def test_search_finds_an_adopted_adr_by_a_word_of_its_body(tmp_path: Path, embedder: Embedder) -> None:
-    root = wild_repo("adr-log4brains", tmp_path / "log4brains")
-    adopt(root)
-    with _deps(root, embedder) as deps:
-        found = _search(deps, "Lunr")
-        core = _search(deps, "hexagonal architecture")
-    assert found.hits[0].address == "mem:adr:20201103-use-lunr-for-search"
-    assert any(h.address.startswith("mem:packages-core-docs-adr:") for h in core.hits[:3])
 
 
 def test_get_shows_what_measured_needs_for_a_run_that_is_not_measured(tmp_path: Path, embedder: Embedder) -> None:
