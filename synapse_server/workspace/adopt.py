@@ -28,7 +28,7 @@ from synapse_server.errors import WorkspaceError
 from synapse_server.workspace.config import CONFIG_RELPATH, load_workspace
 from synapse_server.workspace.loading import load_each
 from synapse_server.workspace.source_config import CACHE_NAME, SourceConfig
-from synapse_server.workspace.source_kinds import SOURCE_KINDS, SourceKind
+from synapse_server.workspace.source_kinds import SOURCE_KINDS
 from synapse_server.workspace.source_report import SourceReport, source_reports
 
 _SKIP_DIRS = frozenset({"node_modules", "venv", "__pycache__", "build", "dist", "site-packages", "target"})
@@ -75,13 +75,8 @@ def _detect(root: Path, folders: list[Path]) -> list[Finding]:
 
 
 def hints(root: Path, folders: list[Path]) -> list[str]:
-    """Every kind's hints for ``root``, in registry order (a kind without hints gives none)."""
-    return [line for kind in SOURCE_KINDS.values() for line in _kind_hints(kind, root, folders)]
-
-
-def _kind_hints(kind: SourceKind, root: Path, folders: list[Path]) -> list[str]:
-    found = getattr(kind, "hints", None)  # optional: only kinds that can name an unadopted folder define it
-    return list(found(root, folders)) if callable(found) else []
+    """Every kind's hints for ``root`` (:meth:`SourceKind.hints`), in registry order."""
+    return [line for kind in SOURCE_KINDS.values() for line in kind.hints(root, folders)]
 
 
 def adoption_report(root: Path) -> list[SourceReport]:

@@ -78,6 +78,11 @@ class SourceKind(ABC):
     def detect(self, root: Path, folders: Sequence[Path]) -> list[Detected]:
         """What ``adopt`` finds of this kind under ``root``; ``folders`` is the one shared walk of the tree."""
 
+    def hints(self, root: Path, folders: Sequence[Path]) -> list[str]:
+        """Lines ``adopt`` prints for folders this kind could read but did not adopt, each naming the
+        ``sources:`` entry that would read it; none by default."""
+        return []
+
     @abstractmethod
     def loader(self, site: SourceSite) -> Callable[[], LoadResult]:
         """The load function of the adapter reading this source (adapters are imported here, lazily)."""
