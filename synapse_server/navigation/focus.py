@@ -365,7 +365,9 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
         return False  # "Chosen option: X, because" whose reasons follow as a list gives no reason itself
     if section == "options" and not question.about_options:
         return False
-    if section in ("context", "status", "drivers") and question.form in _VALUE_FORMS and question.temporal != "past":
+    agent_line = question.asked == "person" and bool(_AGENT_FIELD.match(text))  # "author: Kevin Kelly"
+    describes = section in ("context", "status", "drivers") and question.form in _VALUE_FORMS
+    if describes and question.temporal != "past" and not agent_line:
         return False
     if question.form != "why" and _REASON_ONLY.match(text):
         return False  # "Because …" is a reason, not a value or a way
@@ -373,8 +375,8 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
         return False
     if not any(key in candidate.own for key in required) and question.asked not in candidate.own:
         carriers = _WHY_CARRIERS | {"decision"} if question.form == "why" else {"decision"}
-        if section not in carriers:
-            return False
+        if section not in carriers and not agent_line:
+            return False  # an author line is about its record, whose title names the work
     if question.form == "yes-no" and not all(key in candidate.own for key in required):
         return False
     words = set(normalise_words(text))
@@ -413,9 +415,11 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
     if question.asked == "person" and not (_AGENT.search(text) or _said_verb(question, text)):
         return False  # "who wrote X?" needs an agent ("by", "author") or the verb, not a sentence naming X
     said = {stem(word) for word in normalise_words(question.text)}
-    if _decision_line(section, text):
-        return bool(content_stems(text) - said)
-    return bool(content_stems(text) - said - candidate.place)
+    field = _FIELD.match(text)
+    value = text[field.end() :] if field else text  # a field's label is not news: "categories: Books" says "Books"
+    if _decision_line(section, text) or field:
+        return bool(content_stems(value) - said)  # a record's title restates its own fields and decision
+    return bool(content_stems(value) - said - candidate.place)
 
 
 _CLAUSE_NEGATIONS = NEGATIONS - {"non"}
@@ -475,7 +479,8 @@ _FIELD_CLASSES = {
     **dict.fromkeys(("alternatives", "alternative", "options", "considered", "rejected"), "options"),
     **dict.fromkeys(
         ("status", "scope", "subject", "kind", "supersedes", "superseded by", "conflicts with", "aliases", "id",
-         "canonical name", "evidence", "source", "tags", "created", "updated", "horizon", "confidence"),
+         "canonical name", "evidence", "source", "tags", "created", "updated", "horizon", "confidence",
+         "categories", "category", "type", "cover", "last"),
         "status",
     ),
 }  # fmt: skip
@@ -531,6 +536,10 @@ _AGENT = re.compile(
     r"written|wrote|created)\b",
     re.I,
 )
+
+
+_AGENT_FIELD = re.compile(r"^\s*(?:authors?|deciders?|decision-makers|owners?|maintainers?|proposed by)\s*:", re.I)
+"""A metadata line that names who: it answers a who-question though it is no statement of the record's."""
 
 
 def _said_verb(question: Question, text: str) -> bool:

@@ -212,3 +212,18 @@ def test_an_inflected_frame_verb_is_not_a_term_the_evidence_must_repeat() -> Non
         "tart",
         "filling",
     ]
+
+
+def test_an_author_property_answers_who_wrote_the_work_its_note_is_about() -> None:
+    book = "## Properties\n- categories: Books\n- year: 1992\n- author: Kevin Kelly\n"
+    view = world(node("zk:vault:out-of-control", book, title="Out of Control", type="note"))
+    assert answered("Who wrote the book Out of Control?", view) == "author: Kevin Kelly"
+    assert abstains(
+        "What year is the book Out of Control from, by status?", world(node("zk:vault:x", "- status: 1992"))
+    )
+
+
+def test_an_author_line_answers_only_a_who_question() -> None:
+    book = "## Properties\n- categories: Books\n- author: Kevin Kelly\n"
+    view = world(node("zk:vault:out-of-control", book, title="Out of Control", type="note"))
+    assert abstains("What is the book Out of Control about?", view)
