@@ -53,6 +53,21 @@ def test_every_adr_folder_of_a_monorepo_is_its_own_source_with_a_distinct_segmen
     assert "mem:packages-core-docs-adr:20201003-markdown-parsing-is-part-of-the-domain" in core
 
 
+@pytest.mark.parametrize(
+    ("fixture", "found"),
+    [
+        pytest.param("adr-madr", [("docs/decisions", None, 5)], id="madr"),
+        pytest.param("adr-compliantkubernetes", [("docs/adr", None, 8)], id="madr-2"),
+        pytest.param("adr-govuk-aws", [("docs/architecture/decisions", None, 8)], id="nygard"),
+        pytest.param("adr-hedera-root", [(".", None, 5)], id="root"),
+    ],
+)
+def test_adopt_finds_each_fixtures_records_and_counts_only_records(
+    tmp_path: Path, fixture: str, found: list[tuple[str, str | None, int]]
+) -> None:
+    assert _found(wild_repo(fixture, tmp_path / fixture)) == found
+
+
 def test_a_folder_named_only_by_a_tool_setting_is_adopted(tmp_path: Path) -> None:
     root = wild_repo("adr-govuk-aws", tmp_path / "govuk")
     assert _found(root) == [("docs/architecture/decisions", None, 8)]
