@@ -11,8 +11,8 @@ answer the question is a wrong choice here. The rules (docs/navigation.md):
    so is the project's own name (a source segment of a rendered address,
    ``madr`` of ``repo:madr:…``).
 3. A unit is a candidate only when every required term occurs in the unit,
-   its heading path or its node's title, and at least one occurs in the unit
-   itself, unless the unit sits under a Decision heading (or, for a
+   its heading path or its node's title or address slug (``0033-ip-ranges``),
+   and at least one occurs in the unit itself, unless the unit sits under a Decision heading (or, for a
    why-question, a Rationale, Context or Consequences heading), where the
    section carries the subject. Headings are never answers.
 4. The form must be served. A why-question needs a unit that gives a reason:
@@ -162,7 +162,7 @@ def choose(question_text: str, render: Render) -> Choice | Refusal:
     if not question.terms:
         return Refusal("the question names nothing to look for")
     nodes = [node for node in render.nodes if node.body is not None or node.title]
-    documents = [stems(f"{node.title or ''}\n{node.body or ''}") for node in nodes]
+    documents = [stems(f"{node.title or ''}\n{_slug(node)}\n{node.body or ''}") for node in nodes]
     absent = [term.word for term in question.terms if not term.optional and not any(term.stem in d for d in documents)]
     if absent:
         return Refusal(f"no rendered evidence mentions {', '.join(repr(word) for word in absent)}")
@@ -213,6 +213,11 @@ def _denies(question: Question, node: RenderNode) -> bool:
     said = stems(question.text)
     own = {stem(word) for word in words if word not in NEGATIONS} & content_stems(node.title)
     return len(own) >= 2 and own <= said
+
+
+def _slug(node: RenderNode) -> str:
+    """The id of the node's address (``0033-ip-ranges``): a file slug names its record's topic like a title."""
+    return str(node.address).split(":", 2)[-1]
 
 
 def _project_names(render: Render) -> frozenset[str]:
@@ -269,7 +274,7 @@ def _candidates(node: RenderNode, units: tuple[Unit, ...]) -> list[_Candidate]:
     if node.elided:
         units = units[:-1]  # the last unit of a cut body may be cut mid-sentence
     body = node.body or ""
-    title = stems(node.title or "")
+    title = stems(f"{node.title or ''} {_slug(node)}")
     places: dict[tuple[str, ...], tuple[frozenset[str], str | None]] = {}
     found: list[_Candidate] = []
     options = False

@@ -227,3 +227,10 @@ def test_an_author_line_answers_only_a_who_question() -> None:
     book = "## Properties\n- categories: Books\n- author: Kevin Kelly\n"
     view = world(node("zk:vault:out-of-control", book, title="Out of Control", type="note"))
     assert abstains("What is the book Out of Control about?", view)
+
+
+def test_a_records_file_slug_names_its_topic_like_its_title() -> None:
+    body = "## Decision\n\n| Environment | Range |\n|---|---|\n|Production|10.13.0.0/16|\n"
+    view = world(node("mem:adr:0033-ip-ranges", body, title="Networking Outline"))
+    assert answered("Which IP range does the Production VPC use?", view) == "Production 10.13.0.0/16"
+    assert abstains("Which IP range does the Production VPC use?", world(node("mem:adr:0033-outline", body)))
