@@ -190,3 +190,15 @@ def test_the_offline_navigator_publishes_no_wrong_answer_on_the_memdsl_guards(
     assert all((o.verdict == "answer") == (o.grade in ("correct", "wrong")) for o in report.outcomes)
     assert [(o.case_id, o.answer) for o in report.outcomes if o.grade == "wrong"] == []
     assert report.adopted["memdsl-compliance"].startswith("mem `examples/compliance`; lint: ")
+
+
+def test_on_every_foreign_repository_the_offline_navigator_publishes_no_wrong_answer_and_answers_two_in_five(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    """The offline-navigator issue's done-when, end to end on the seven adopted public repositories."""
+    report = run_foreign(load_foreign(), tmp_path, embedder)
+    assert [(o.repository, o.case_id, o.answer) for o in report.outcomes if o.grade == "wrong"] == []
+    unanswerable = [o for o in report.outcomes if o.kind != "answerable"]
+    assert unanswerable and all(o.grade == "abstained" for o in unanswerable)
+    answerable = [o for o in report.outcomes if o.kind == "answerable"]
+    assert sum(o.grade == "correct" for o in answerable) >= 0.4 * len(answerable)
