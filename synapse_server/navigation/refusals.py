@@ -73,8 +73,29 @@ def headline(reason: str, closure: frozenset[str], findings: Mapping[str, ClaimF
             own = [problem for problem in findings[cid].problems if problem.rule != "premise"]
             if own:
                 rule_and_detail = f"{own[0].rule}: {own[0].detail}"
-                return f"no verified clause says what the answer claims ({public_refs(rule_and_detail, view)})"
+                line = f"no verified clause says what the answer claims ({public_refs(rule_and_detail, view)})"
+                why = why_inferred(findings[cid], view) if own[0].rule == "unverified" else ()
+                return ". ".join((line, *why)) + ("." if why else "")
     return None
+
+
+def why_inferred(finding: ClaimFinding, view: View, limit: int = 2) -> tuple[str, ...]:
+    """One sentence per cited node that is inferred for want of a check, saying what its first such check found.
+
+    A tainted node already has its own headline; this is the node nothing contradicts but nothing verifies
+    (a run that recorded no digest and whose files are not committed: the run check says what measured and
+    grounded need). The sentence is the resolver's finding, names and hashes only, never a body.
+    """
+    sentences: list[str] = []
+    for citation in finding.citations:
+        facts = view.epistemics.get(citation.address or "")
+        if facts is None or facts.status != "inferred" or facts.taints:
+            continue
+        found = next((check.detail for check in facts.checks if check.state == "unverifiable"), None)
+        sentence = f"{facts.address} is inferred: {found}" if found else None
+        if sentence is not None and sentence not in sentences:
+            sentences.append(sentence)
+    return tuple(sentences[:limit])
 
 
 def _clip(text: str, limit: int = 120) -> str:
