@@ -9,6 +9,11 @@ followed to the commit that wrote them, so the pinned blob is always HEAD's. A f
 the sha256 of the bytes that were read: what a citation quotes is then
 exactly what was on disk, and an edit afterwards makes it stale. One ``git
 ls-tree`` and one ``git log`` per folder, however many files it holds.
+
+A store whose record is rendered from many small files (an MLflow run) asks
+:meth:`FileTethers.pin` instead: the pin, or nothing when the bytes are not
+the committed blob, so the record stays unverified rather than measured by a
+hash of bytes nobody committed.
 """
 
 from __future__ import annotations
@@ -45,22 +50,33 @@ class FileTethers:
 
     def prepare(self, paths: Iterable[str]) -> None:
         """Read HEAD's tree and the last commit of each of ``paths`` (workspace-relative) in two git calls."""
+        self._prepare(list(paths), None)
+
+    def prepare_folder(self, folder: str) -> None:
+        """As :meth:`prepare` for every file under ``folder`` (workspace-relative): one pathspec, not one per file,
+        so a folder of thousands of small files never overflows git's command line."""
+        self._prepare([], folder)
+
+    def _prepare(self, paths: list[str], folder: str | None) -> None:
         if self.repo_dir is None:
             return
-        paths = [p for p in (self._in_repo(path) for path in paths) if p is not None]
+        wanted = sorted({p for p in (self._in_repo(path) for path in paths) if p is not None})
+        under = self._in_repo(folder) if folder is not None else None
         repo, head = open_repository(self.repo_dir)
         if repo is None or head is None:
             return
-        wanted = sorted(set(paths))
         try:
             self._head = head
             self._blobs = {e.path: e.blob for e in tree_entries(repo, head) if e.mode != "120000"}
             tracked = [p for p in wanted if p in self._blobs]
+            if under is not None:
+                tracked = [under or "."]
             if tracked:
                 # --cc: a merge whose result differs from every parent (both sides edited the file) lists it;
                 # without it a merge lists no files and the pin fell to a parent's older blob ("outdated").
                 # core.quotePath=false: git would print "v/\303\234ber.md" for v/Über.md, which matches no path
-                log = repo.git(c="core.quotePath=false").log(
+                # literal pathspecs: a folder named ":(glob)…" is a name, never pathspec magic
+                log = repo.git(c="core.quotePath=false", literal_pathspecs=True).log(
                     "--format=%x00%H", "--name-only", "--no-renames", "--cc", head, "--", *tracked
                 )
                 commit = ""
@@ -76,12 +92,25 @@ class FileTethers:
 
     def tether(self, rel_path: str, data: bytes) -> Tether:
         """A git pin when ``data`` is the committed blob of ``rel_path`` at HEAD, else a content hash."""
+        pinned = self.pin(rel_path, data)
+        if pinned is not None:
+            return pinned
+        return Tether(TetherKind.CONTENT_HASH, rel_path, hashlib.sha256(data).hexdigest())
+
+    def pin(self, rel_path: str, data: bytes) -> Tether | None:
+        """A git pin at the last commit that changed ``rel_path`` when ``data`` is its blob at HEAD, else None:
+        an untracked file, or one whose bytes differ from the commit (uncommitted edits), has no pin."""
         in_repo = self._in_repo(rel_path)
         blob = self._blobs.get(in_repo) if in_repo is not None else None
         commit = self._last.get(in_repo or "", self._head)
         if in_repo is not None and blob is not None and commit is not None and blob == git_blob_sha(data):
             return Tether(TetherKind.GIT_PIN, in_repo, commit)
-        return Tether(TetherKind.CONTENT_HASH, rel_path, hashlib.sha256(data).hexdigest())
+        return None
+
+    def tracked(self, rel_path: str) -> bool:
+        """Whether git tracks ``rel_path`` at HEAD (whatever its bytes on disk are now)."""
+        in_repo = self._in_repo(rel_path)
+        return in_repo is not None and in_repo in self._blobs
 
     def _in_repo(self, rel_path: str) -> str | None:
         if self.repo_dir is None:

@@ -13,17 +13,21 @@ each version; a name with spaces or other separators is percent-encoded in the
 address (``Random%20Forest``). A version's edges name the run that produced it
 (``source-run``, mirrored on the run as ``registered-as``) and its model
 (``version-of`` / ``has-version``). A version is evidence exactly as good as
-that run: its only tether is the run tether, so it is ``measured`` when every
-digest the run recorded verifies and ``inferred`` otherwise (the check says
-why); a model carries its versions' run tethers. Nothing here reads model
-artifacts: the registry's own records are small YAML files.
+that run: while its own files (``meta.yaml``, ``tags/``) are not all committed
+unchanged, or the run's are not, its only tether is the run tether, so it is
+``measured`` when every digest the run recorded verifies and ``inferred``
+otherwise (the check says why); when both are committed it carries its own
+git pins and every tether of the run (grounded, or measured as the run is). A
+model likewise carries its versions' tethers beside the pins of its own files
+and its versions' records, or only its versions' run tethers. Nothing here
+reads model artifacts: the registry's own records are small YAML files.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +44,8 @@ MODELS_FOLDER = "models"
 _VERSION = re.compile(r"version-(\d{1,9})")
 ReadYaml = Callable[[Path], dict[str, Any] | None]
 ReadValues = Callable[[Path], dict[str, str]]
+PinFiles = Callable[[Iterable[Path]], tuple[Tether, ...] | None]
+"""The git pins of files already read, or None unless every one is committed unchanged."""
 
 
 @dataclass
@@ -53,7 +59,12 @@ class Registry:
 
 
 def read_registry(
-    folder: Path, root: Path, runs: Mapping[str, Node], read_yaml: ReadYaml, read_values: ReadValues
+    folder: Path,
+    root: Path,
+    runs: Mapping[str, Node],
+    read_yaml: ReadYaml,
+    read_values: ReadValues,
+    pins: PinFiles = lambda paths: None,
 ) -> Registry:
     """Every registered model under ``folder`` (``mlruns/models``) and its versions, linked to ``runs`` by id."""
     registry = Registry()
@@ -71,17 +82,17 @@ def read_registry(
             registry.skipped.append((model_dir / "meta.yaml", "an id that is not an address"))
             continue
         aliases = _aliases(meta, read_values(model_dir / "aliases"))
-        versions = [
-            version
+        readers = (read_yaml, read_values, pins)
+        found = [
+            (version_dir / "meta.yaml", version)
             for version_dir in sorted(model_dir.iterdir(), key=_version_order)
-            if (
-                version := _version(
-                    version_dir, root, name, model_address, aliases, runs, (read_yaml, read_values), registry
-                )
-            )
+            if (version := _version(version_dir, root, name, model_address, aliases, runs, readers, registry))
         ]
+        versions = [version for _, version in found]
         registry.files_read += 1
-        registry.nodes.append(_model(model_dir, root, name, model_address, meta, aliases, versions, read_values))
+        records = [record for record, _ in found]
+        model = _model(model_dir, root, name, model_address, meta, aliases, versions, records, (read_values, pins))
+        registry.nodes.append(model)
         registry.nodes.extend(versions)
     return registry
 
@@ -93,10 +104,10 @@ def _version(
     model_address: str,
     aliases: dict[str, str],
     runs: Mapping[str, Node],
-    readers: tuple[ReadYaml, ReadValues],
+    readers: tuple[ReadYaml, ReadValues, PinFiles],
     registry: Registry,
 ) -> Node | None:
-    read_yaml, read_values = readers
+    read_yaml, read_values, pins = readers
     if not version_dir.is_dir() or version_dir.is_symlink() or not _VERSION.fullmatch(version_dir.name):
         return None
     meta = read_yaml(version_dir / "meta.yaml")
@@ -128,12 +139,15 @@ def _version(
         lines.append(f"- registered: {registered}")
     lines += _section("Tags of the version", tags)
     edges = [Edge(address, model_address, "version-of")]
-    tethers: tuple[Tether, ...] = ()
+    own = pins([version_dir / "meta.yaml", *(version_dir / "tags" / key for key in tags)])
+    committed = own is not None and (not run_id or (run is not None and run.meta.get("committed") is True))
+    tethers: tuple[Tether, ...] = own or ()
     if run_id:
         run_address = f"data:runs:{run_id}"
         edges.append(Edge(address, run_address, "source-run"))
         registry.run_edges.setdefault(run_address, []).append(Edge(run_address, address, "registered-as"))
-        tethers = (Tether(TetherKind.RUN, run_id),)  # as good as the run that produced it, never better
+        # as good as the run that produced it, never better: the run's pins and digests, or its run tether
+        tethers = (*tethers, *run.tethers) if committed and run is not None else (Tether(TetherKind.RUN, run_id),)
     registry.files_read += 1
     return Node(
         address=address,
@@ -154,6 +168,7 @@ def _version(
             "aliases": tuple(named),
             "tags": tags,
             "source": meta.get("source"),
+            "committed": committed,
             "source_kind": "mlflow",
         },
         path=display_path(version_dir / "meta.yaml", root),
@@ -169,8 +184,10 @@ def _model(
     meta: dict[str, Any],
     aliases: dict[str, str],
     versions: list[Node],
-    read_values: ReadValues,
+    records: list[Path],
+    readers: tuple[ReadValues, PinFiles],
 ) -> Node:
+    read_values, pins = readers
     description = str(meta.get("description") or "").strip()
     lines = [f"# Registered model {name}", ""]
     if description:
@@ -187,15 +204,28 @@ def _model(
         for version in versions:
             run = f", source run data:runs:{version.meta['run_id']}" if version.meta.get("run_id") else ""
             lines.append(f"- version {version.meta['version']}: {version.meta.get('status') or 'status unknown'}{run}")
-    lines += _section("Tags of the model", read_values(model_dir / "tags"))
-    runs = dict.fromkeys(t.target for v in versions for t in v.tethers if t.kind is TetherKind.RUN)
+    tags = read_values(model_dir / "tags")
+    lines += _section("Tags of the model", tags)
+    own = pins(
+        [
+            model_dir / "meta.yaml",
+            *(model_dir / "aliases" / alias for alias in read_values(model_dir / "aliases")),
+            *(model_dir / "tags" / key for key in tags),
+            *records,  # the versions' records its body lists
+        ]
+    )
+    if own is not None and all(v.meta.get("committed") is True for v in versions):
+        tethers = tuple(dict.fromkeys((*own, *(t for v in versions for t in v.tethers))))
+    else:  # as good as its versions' runs
+        runs = dict.fromkeys(str(v.meta["run_id"]) for v in versions if v.meta.get("run_id"))
+        tethers = tuple(Tether(TetherKind.RUN, run) for run in runs)
     return Node(
         address=address,
         type="model",
         title=f"Registered model {name}",
         body="\n".join(lines).rstrip(),
         family="data",
-        tethers=tuple(Tether(TetherKind.RUN, run) for run in runs),
+        tethers=tethers,
         edges=tuple(Edge(address, v.address, "has-version") for v in versions),
         meta={
             "id": name,

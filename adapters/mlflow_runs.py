@@ -21,11 +21,22 @@ A run is ``measured`` only where a recorded digest verifies against bytes:
   sample or the source description, not the bytes) is recorded as a tether
   that cannot be verified, so the run stays ``inferred`` — never guessed.
 
-Every run carries a run tether, the worst of its digests: a run that records
-no digest at all is ``unverifiable`` (``inferred``), and the check says so.
+A run whose files are committed to git is ``grounded``: every file its node
+is rendered from (its ``meta.yaml``, ``params/``, ``metrics/``, ``tags/``,
+``inputs/`` and ``outputs/`` links, the experiment's ``meta.yaml`` and the
+dataset and logged-model records it names) is pinned at the last commit that
+changed it when its bytes are the blob at ``HEAD``, and each artifact it lists
+must be tracked. One file that is untracked or has uncommitted edits, and the
+run has no pins at all: its status is then its digests' alone.
+
+Every run without pins carries a run tether, the worst of its digests: a run
+that records no digest at all is ``unverifiable`` (``inferred``), and the
+check says so. A pinned run keeps its digests and run tether only when all of
+them can be checked, so it is measured while they verify, and grounded by its
+pins when it recorded none (:func:`adapters.runs_body.run_tethers`).
 Metrics, parameters and tags render as one citable line each
-(:mod:`adapters.runs_body`), with a verification line saying which digests
-can be checked and, for a run that is not measured, what measured needs.
+(:mod:`adapters.runs_body`), with a verification line saying what the status
+rests on and, for a run that is not measured, what measured needs.
 Diagnostic codes: ``yaml`` (error: a meta.yaml that cannot be read),
 ``missing-record`` (warning: a run folder without meta.yaml).
 """
@@ -35,17 +46,19 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from adapters.base import Diagnostic, Family, LoadResult, Node, Skipped, Tether, TetherKind
+from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import StoreFileError, load_yaml, read_text
 from adapters.ids import BadAddress, make_address
 from adapters.mlflow_registry import MODELS_FOLDER, mlflow_time, read_registry
-from adapters.paths import PathEscape, check_relative, display_path, resolve_inside, under
-from adapters.runs_body import MetricHistory, figure_sections, verification_line
+from adapters.paths import PathEscape, check_relative, display_path, read_regular_bytes, resolve_inside, under
+from adapters.runs_body import MetricHistory, figure_sections, run_tethers, verification_line
 from adapters.skips import drop
 from adapters.source_files import check_folder
 
@@ -61,18 +74,27 @@ _MAX_VALUE_CHARS = 2000
 
 
 class MlflowAdapter:
-    """Runs of every live experiment under one ``mlruns/`` folder."""
+    """Runs of every live experiment under one ``mlruns/`` folder; ``repo_dir`` (the code repository) pins them."""
 
     family: Family = "data"
 
-    def __init__(self, folder: Path, workspace_root: Path) -> None:
+    def __init__(self, folder: Path, workspace_root: Path, repo_dir: Path | None = None) -> None:
         self.folder = under(workspace_root, folder)
         self.root = workspace_root
+        self.repo_dir = repo_dir
+        self._read: dict[Path, bytes] = {}
+        """Every file read in this load and its bytes: what a run's pins are checked against."""
+        self._order: list[Path] = []
+        """The same files in reading order, so a run's own files are the ones read since it began."""
+        self._files = FileTethers(workspace_root, None)
 
     def load(self) -> LoadResult:
         problem = check_folder(self.folder, self.root, "mlruns folder")
         if problem is not None:
             return LoadResult((), (problem,))
+        self._read, self._order = {}, []
+        self._files = FileTethers(self.root, self.repo_dir)
+        self._files.prepare_folder(display_path(self.folder, self.root))
         diagnostics: list[Diagnostic] = []
         skipped: list[Skipped] = []
         nodes: dict[str, Node] = {}
@@ -102,7 +124,7 @@ class MlflowAdapter:
                         skipped,
                     )
                     continue
-                node = self._run(run_dir, name, experiment.name, datasets, logged, diagnostics, skipped)
+                node = self._run(run_dir, name, experiment, datasets, logged, diagnostics, skipped)
                 if node is not None:
                     nodes.setdefault(node.address, node)
         runs = len(nodes)
@@ -111,7 +133,8 @@ class MlflowAdapter:
             self.root,
             nodes,
             lambda path: self._yaml(path, diagnostics, skipped),
-            _values,
+            self._values,
+            self._pins,
         )
         skipped += [Skipped(display_path(path, self.root), reason) for path, reason in registry.skipped]
         for address, edges in registry.run_edges.items():
@@ -126,12 +149,13 @@ class MlflowAdapter:
         self,
         run_dir: Path,
         experiment: str,
-        experiment_id: str,
+        experiment_dir: Path,
         datasets: dict[str, dict[str, Any]],
-        logged: dict[str, str],
+        logged: dict[str, tuple[str, Path]],
         diags: list[Diagnostic],
         skipped: list[Skipped],
     ) -> Node | None:
+        first_read = len(self._order)
         meta = self._yaml(run_dir / "meta.yaml", diags, skipped)
         if meta is None:
             return None
@@ -145,9 +169,9 @@ class MlflowAdapter:
             shown = display_path(run_dir / "meta.yaml", self.root)
             drop(Diagnostic(shown, 1, "bad-id", f"run id {run_id!r}: {exc}", "warning"), diags, skipped)
             return None
-        params = _values(run_dir / "params")
-        tags = _values(run_dir / "tags")
-        metrics = _metrics(run_dir / "metrics")
+        params = self._values(run_dir / "params")
+        tags = self._values(run_dir / "tags")
+        metrics = _metrics(self._values(run_dir / "metrics"))
         run_name = str(meta.get("run_name") or tags.get("mlflow.runName") or run_id[:8])
         raw_status = meta.get("status")
         status = RUN_STATUS.get(raw_status, str(raw_status)) if isinstance(raw_status, int) else str(raw_status or "")
@@ -159,7 +183,7 @@ class MlflowAdapter:
                 target = self._hashed_path(run_dir, key.removeprefix("sha256/"))
                 if target is not None:
                     tethers.append(Tether(TetherKind.CONTENT_HASH, target, value.strip().lower()))
-        used = self._inputs(run_dir, datasets, tethers)
+        used, records = self._inputs(run_dir, experiment_dir, datasets, tethers)
         note = tags.get("mlflow.note.content", "").strip()
         lines = [f"# {experiment} / {run_name}", ""]
         if note:
@@ -172,27 +196,31 @@ class MlflowAdapter:
         lines += [f"- dataset {d['name']} ({d['context']}): digest {d['digest']}" for d in used]
         lines += [f"- artifact: {path}" for path in artifacts]
         models = self._outputs(run_dir, logged)
-        lines += [f"- logged model: {model_name} ({model_id})" for model_id, model_name in models]
-        lines.append(verification_line(tethers, HOW_TO_MEASURE))
-        tethers.append(Tether(TetherKind.RUN, run_id))  # its check says why a run without verifiable hashes is inferred
+        lines += [f"- logged model: {model_name} ({model_id})" for model_id, (model_name, _) in models]
+        records += [experiment_dir / "meta.yaml", *(path for _, (_, path) in models)]
+        read = [*self._order[first_read:], *records]  # this run's own files, then the records it names
+        listed = (run_dir / "artifacts" / path for path in artifacts)
+        pins = self._pins(read) if all(self._files.tracked(display_path(a, self.root)) for a in listed) else None
+        lines.append(verification_line(tethers, HOW_TO_MEASURE, committed=pins is not None))
         shown_tags = {k: v for k, v in sorted(tags.items()) if not k.startswith(("mlflow.", "sha256/"))}
         lines += figure_sections(
             {key: history for key, (history, _) in sorted(metrics.items())}, dict(sorted(params.items())), shown_tags
         )
         shown = display_path(run_dir / "meta.yaml", self.root)
         hashes = [t for t in tethers if t.kind is TetherKind.CONTENT_HASH]
+        committed = (provenance_of(pins[0]),) if pins else ()  # the run's meta.yaml, read first
         return Node(
             address=address,
             type="run",
             title=f"{experiment} / {run_name}",
             body="\n".join(lines).rstrip(),
             family="data",
-            provenance=(f"run:{run_id}", *(f"hash:{t.target}@{(t.ref or '')[:12]}" for t in hashes)),
-            tethers=tuple(tethers),
+            provenance=(f"run:{run_id}", *committed, *(f"hash:{t.target}@{(t.ref or '')[:12]}" for t in hashes)),
+            tethers=run_tethers(run_id, hashes, pins),
             meta={
                 "id": run_id,
                 "experiment": experiment,
-                "experiment_id": experiment_id,
+                "experiment_id": experiment_dir.name,
                 "run_name": run_name,
                 "status": status,
                 "started": started,
@@ -203,6 +231,7 @@ class MlflowAdapter:
                 "datasets": used,
                 "artifacts": artifacts,
                 "logged_models": tuple(model_id for model_id, _ in models),
+                "committed": pins is not None,
                 "inputs": tuple(t.target for t in hashes),
                 "outputs": (),
                 "source_kind": "mlflow",
@@ -212,15 +241,20 @@ class MlflowAdapter:
         )
 
     def _inputs(
-        self, run_dir: Path, datasets: dict[str, dict[str, Any]], tethers: list[Tether]
-    ) -> list[dict[str, Any]]:
-        """The run's dataset inputs; each digest is a tether, verifiable only when it is a sha256 of a local file."""
+        self, run_dir: Path, experiment_dir: Path, datasets: dict[str, dict[str, Any]], tethers: list[Tether]
+    ) -> tuple[list[dict[str, Any]], list[Path]]:
+        """The run's dataset inputs and the dataset records they name; each digest is a tether, verifiable only
+        when it is a sha256 of a local file."""
         used: list[dict[str, Any]] = []
+        records: list[Path] = []
         for link in _subdirs(run_dir / "inputs"):
             info = self._yaml(link / "meta.yaml", [], [])
             if not info or info.get("source_type") != "DATASET":
                 continue
-            dataset = datasets.get(str(info.get("source_id")), {})
+            source_id = str(info.get("source_id"))
+            dataset = datasets.get(source_id, {})
+            if source_id in datasets:
+                records.append(experiment_dir / "datasets" / source_id / "meta.yaml")
             context = str((info.get("tags") or {}).get("mlflow.data.context", "input"))
             digest = str(dataset.get("digest") or "")
             name = str(dataset.get("name") or info.get("source_id"))
@@ -230,26 +264,44 @@ class MlflowAdapter:
             else:  # recorded, but not a hash of bytes Synapse can read: it cannot verify, so it supports nothing
                 tethers.append(Tether(TetherKind.CONTENT_HASH, local or f"dataset:{name}", digest or None))
             used.append({"name": name, "context": context, "digest": digest, "source": local})
-        return used
+        return used, records
 
-    def _logged_models(self, folder: Path) -> dict[str, str]:
-        """MLflow 3's logged models of an experiment (``models/m-…/meta.yaml``): model id -> the model's name."""
-        names: dict[str, str] = {}
+    def _logged_models(self, folder: Path) -> dict[str, tuple[str, Path]]:
+        """MLflow 3's logged models of an experiment (``models/m-…/meta.yaml``): model id -> its name and record."""
+        names: dict[str, tuple[str, Path]] = {}
         for model_dir in _subdirs(folder):
             info = self._yaml(model_dir / "meta.yaml", [], [])
             if info:
-                names[str(info.get("model_id") or model_dir.name)] = str(info.get("name") or model_dir.name)
+                model_id = str(info.get("model_id") or model_dir.name)
+                names[model_id] = (str(info.get("name") or model_dir.name), model_dir / "meta.yaml")
         return names
 
-    def _outputs(self, run_dir: Path, logged: dict[str, str]) -> list[tuple[str, str]]:
-        """(model id, name) of each model the run logged (``outputs/<id>/meta.yaml``, MLflow 3)."""
-        found: list[tuple[str, str]] = []
+    def _outputs(self, run_dir: Path, logged: dict[str, tuple[str, Path]]) -> list[tuple[str, tuple[str, Path]]]:
+        """(model id, (name, record)) of each model the run logged (``outputs/<id>/meta.yaml``, MLflow 3)."""
+        found: list[tuple[str, tuple[str, Path]]] = []
         for link in _subdirs(run_dir / "outputs"):
             info = self._yaml(link / "meta.yaml", [], [])
             if info and info.get("destination_type") == "MODEL_OUTPUT":
                 model_id = str(info.get("destination_id") or link.name)
-                found.append((model_id, logged.get(model_id, model_id)))
+                found.append((model_id, logged.get(model_id, (model_id, link / "meta.yaml"))))
         return found
+
+    def _pins(self, paths: Iterable[Path]) -> tuple[Tether, ...] | None:
+        """A git pin for each of ``paths`` that was read, or None unless every one is committed unchanged.
+
+        All or nothing: a run rendered partly from a file nobody committed (or
+        edited since) says something no commit says, so it gets no pin at all.
+        """
+        pins: list[Tether] = []
+        for path in dict.fromkeys(paths):
+            data = self._read.get(path)
+            if data is None:
+                continue  # not read (absent, or unreadable and left out of the body)
+            pin = self._files.pin(display_path(path, self.root), data)
+            if pin is None:
+                return None
+            pins.append(pin)
+        return tuple(pins) or None
 
     def _local_source(self, raw: Any) -> str | None:
         """A dataset source that names a file in the workspace, workspace-relative; None otherwise."""
@@ -283,6 +335,33 @@ class MlflowAdapter:
         except PathEscape:
             return None
 
+    def _values(self, folder: Path) -> dict[str, str]:
+        """``params/``, ``metrics/`` or ``tags/``: one file per key (keys with ``/`` are nested folders).
+
+        A file that is not a regular file or not UTF-8 is left out (and so is not rendered, nor pinned).
+        """
+        out: dict[str, str] = {}
+        if not folder.is_dir():
+            return out
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                if path.is_symlink():
+                    continue
+                try:
+                    data = read_regular_bytes(path)
+                    text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                self._keep(path, data)
+                out[path.relative_to(folder).as_posix()] = text[:_MAX_VALUE_CHARS].strip()
+        return out
+
+    def _keep(self, path: Path, data: bytes) -> None:
+        self._read[path] = data
+        self._order.append(path)
+
     def _inside(self, path: Path, diags: list[Diagnostic]) -> bool:
         try:
             resolve_inside(self.root, path)
@@ -297,7 +376,10 @@ class MlflowAdapter:
         if not path.is_file() or not self._inside(path, diags):
             return None
         try:  # the store files' reader: no aliases, deep nesting or tags that cannot be built
-            data = load_yaml(read_text(path, shown), shown)
+            text = read_text(path, shown)
+            # the bytes as read (a BOM is not kept, so a file with one never matches its blob: no pin, never a wrong one)
+            self._keep(path, text.encode("utf-8"))
+            data = load_yaml(text, shown)
         except StoreFileError as exc:
             found = exc.diagnostic
             drop(Diagnostic(shown, found.line, "yaml", f"cannot read MLflow metadata: {found.message}"), diags, skipped)
@@ -317,26 +399,7 @@ def _subdirs(folder: Path) -> list[Path]:
     )
 
 
-def _values(folder: Path) -> dict[str, str]:
-    """``params/`` or ``tags/``: one file per key (keys with ``/`` are nested folders)."""
-    out: dict[str, str] = {}
-    if not folder.is_dir():
-        return out
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            if path.is_symlink():
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            out[path.relative_to(folder).as_posix()] = text[:_MAX_VALUE_CHARS].strip()
-    return out
-
-
-def _metrics(folder: Path) -> dict[str, tuple[MetricHistory, float | None]]:
+def _metrics(values: dict[str, str]) -> dict[str, tuple[MetricHistory, float | None]]:
     """Each metric's latest value (as written, and as a number) with its history's length and step.
 
     A metric file holds one ``timestamp value step`` line per logged value; the
@@ -344,7 +407,7 @@ def _metrics(folder: Path) -> dict[str, tuple[MetricHistory, float | None]]:
     latest timestamp, then the last line.
     """
     out: dict[str, tuple[MetricHistory, float | None]] = {}
-    for key, text in _values(folder).items():
+    for key, text in values.items():
         rows = [line.split() for line in text.splitlines() if len(line.split()) >= 2]
         if not rows:
             continue

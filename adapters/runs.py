@@ -2,7 +2,12 @@
 
 A run is ``measured`` evidence when every input and output it recorded still
 hashes to the recorded sha256, so each becomes a content-hash tether and the
-run itself carries one run tether. The body is a readable rendering in which
+run itself carries one run tether. A ``run.yaml`` committed to git and
+unchanged since is also pinned at the last commit that changed it, so a run
+that recorded no input or output is ``grounded`` by its record (what it says is
+what the committed file says) and one that did is measured while its hashes
+verify (:func:`adapters.runs_body.run_tethers`); an untracked or edited record
+has no pin. The body is a readable rendering in which
 the ``notes`` text appears verbatim, so a restatement of it can be matched
 against the run exactly; figures are rendered as they were written in the
 YAML (``1.10`` stays ``1.10``), one citable line each under the sections of
@@ -19,10 +24,11 @@ from typing import Any
 import yaml
 
 from adapters.base import Diagnostic, Family, LoadResult, Node, Skipped, Tether, TetherKind
+from adapters.file_tethers import FileTethers, provenance_of
 from adapters.frontmatter import Record, StoreFileError, parse_yaml_record, read_text
 from adapters.ids import BadAddress, check_id, make_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_dirs, resolve_inside, under
-from adapters.runs_body import MetricHistory, figure_sections, verification_line
+from adapters.runs_body import MetricHistory, figure_sections, run_tethers, verification_line
 from adapters.skips import drop
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -30,13 +36,17 @@ _COMMIT = re.compile(r"[0-9a-f]{4,40}")
 
 
 class RunsAdapter:
-    """Loads every ``run.yaml`` under the runs directory; a malformed record is a diagnostic."""
+    """Loads every ``run.yaml`` under the runs directory; a malformed record is a diagnostic.
+
+    ``repo_dir`` (the code repository, None without git) pins committed records.
+    """
 
     family: Family = "data"
 
-    def __init__(self, runs_dir: Path, workspace_root: Path) -> None:
+    def __init__(self, runs_dir: Path, workspace_root: Path, repo_dir: Path | None = None) -> None:
         self.runs_dir = under(workspace_root, runs_dir)
         self.workspace_root = workspace_root
+        self.repo_dir = repo_dir
 
     def load(self) -> LoadResult:
         shown = display_path(self.runs_dir, self.workspace_root)
@@ -51,9 +61,11 @@ class RunsAdapter:
         dirs, refused = list_store_dirs(self.runs_dir, self.workspace_root)
         for path, reason in refused:
             drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diagnostics, skipped)
+        files = FileTethers(self.workspace_root, self.repo_dir)
+        files.prepare_folder(shown)
         nodes: dict[str, Node] = {}
         for run_dir in dirs:
-            node = self._read(run_dir, diagnostics, skipped)
+            node = self._read(run_dir, files, diagnostics, skipped)
             if node is None:
                 continue
             if node.address in nodes:
@@ -64,7 +76,9 @@ class RunsAdapter:
         ordered = tuple(nodes[key] for key in sorted(nodes))
         return LoadResult(ordered, tuple(diagnostics), files_read=len(nodes), skipped=tuple(skipped))
 
-    def _read(self, run_dir: Path, diagnostics: list[Diagnostic], skipped: list[Skipped]) -> Node | None:
+    def _read(
+        self, run_dir: Path, files: FileTethers, diagnostics: list[Diagnostic], skipped: list[Skipped]
+    ) -> Node | None:
         path = run_dir / "run.yaml"
         shown = display_path(path, self.workspace_root)
         if not path.exists() and not path.is_symlink():
@@ -73,8 +87,10 @@ class RunsAdapter:
             return None
         try:
             resolve_inside(self.workspace_root, path)
-            record = parse_yaml_record(read_text(path, shown), shown)
-            node = _run_node(record, run_dir.name)
+            text = read_text(path, shown)
+            record = parse_yaml_record(text, shown)
+            pin = files.pin(shown, text.encode("utf-8"))  # the bytes as read; a BOM is dropped, so never pinned
+            node = _run_node(record, run_dir.name, pin)
         except PathEscape as exc:
             drop(Diagnostic(shown, 1, "path-escape", exc.reason), diagnostics, skipped)
             return None
@@ -85,7 +101,7 @@ class RunsAdapter:
         return node
 
 
-def _run_node(rec: Record, dir_name: str) -> Node:
+def _run_node(rec: Record, dir_name: str, pin: Tether | None = None) -> Node:
     ident = rec.text("id", required=True) or ""
     try:
         address = make_address("data", "runs", check_id(ident))
@@ -116,9 +132,8 @@ def _run_node(rec: Record, dir_name: str) -> Node:
         lines.append(f"- code commit: {commit}")
     lines += [f"- input: {path}" for path, _ in inputs]
     lines += [f"- output: {path}" for path, _ in outputs]
-    tethers = [Tether(TetherKind.CONTENT_HASH, path, sha) for path, sha in inputs + outputs]
-    lines.append(verification_line(tethers))
-    tethers.append(Tether(TetherKind.RUN, ident))
+    hashes = [Tether(TetherKind.CONTENT_HASH, path, sha) for path, sha in inputs + outputs]
+    lines.append(verification_line(hashes, committed=pin is not None))
     lines += figure_sections(
         {key: MetricHistory(text) for key, (text, _) in metrics.items()},
         {key: text for key, (text, _) in params.items()},
@@ -129,8 +144,12 @@ def _run_node(rec: Record, dir_name: str) -> Node:
         title=title,
         body="\n".join(lines).rstrip(),
         family="data",
-        provenance=(f"run:{ident}", *(f"hash:{path}@{sha[:12]}" for path, sha in inputs + outputs)),
-        tethers=tuple(tethers),
+        provenance=(
+            f"run:{ident}",
+            *((provenance_of(pin),) if pin else ()),
+            *(f"hash:{path}@{sha[:12]}" for path, sha in inputs + outputs),
+        ),
+        tethers=run_tethers(ident, hashes, (pin,) if pin else None),
         meta={
             "id": ident,
             "command": command,
@@ -141,6 +160,7 @@ def _run_node(rec: Record, dir_name: str) -> Node:
             "metrics": {key: value for key, (_, value) in metrics.items()},
             "inputs": tuple(path for path, _ in inputs),
             "outputs": tuple(path for path, _ in outputs),
+            "committed": pin is not None,
         },
         path=rec.path,
         line=1,

@@ -16,8 +16,11 @@ licensing alignment:
   run's metric, and says how many values and which step in a sentence of its
   own, so the history never stands between the name and the value.
 
-The verification line says, at load time, which recorded digests can be
-checked against bytes; a run with none stays ``inferred`` and its body says so
+The verification line says, at load time, what the run's status rests on:
+the recorded digests that can be checked against bytes (``measured``), or,
+for a run with none, its files as committed to git (``grounded``: what the run
+says is what the pinned files say) or nothing (``inferred``). A run that is not
+measured says what measured needs, and an inferred one what grounded needs too,
 where the envelope, ``get`` and the dashboard show it.
 """
 
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from adapters.base import Tether, TetherKind
 
 __all__ = [
+    "GROUNDED_NEEDS",
     "MEASURED_NEEDS",
     "METRICS_HEADING",
     "PARAMS_HEADING",
@@ -36,6 +40,7 @@ __all__ = [
     "MetricHistory",
     "figure_sections",
     "flat",
+    "run_tethers",
     "verification_line",
 ]
 
@@ -89,28 +94,56 @@ def figure_sections(
 MEASURED_NEEDS = (
     "Measured needs a sha256 of every input and output of the run, recorded with it, that matches the bytes"
 )
-"""What makes a run ``measured``, said in one sentence wherever a run is shown as ``inferred``."""
+"""What makes a run ``measured``, said in one sentence wherever a run is shown as not measured."""
+
+GROUNDED_NEEDS = "Grounded needs the files the run is read from committed to git, unchanged since"
+"""What makes a run without verifiable digests ``grounded``, said wherever such a run is shown as ``inferred``."""
 
 
-def verification_line(tethers: Sequence[Tether], how: str | None = None) -> str:
-    """Which recorded digests the resolvers can check, said where a person reads the run.
+def verification_line(tethers: Sequence[Tether], how: str | None = None, *, committed: bool = False) -> str:
+    """What the run's status rests on, said where a person reads the run.
 
     A content-hash tether without a full sha256 (MLflow's short dataset
     digests hash a sample or a description, not bytes Synapse can read) can
-    never verify, so it keeps the run ``inferred`` however the others verify;
-    so does recording no digest at all. An inferred run's line then says, in a
-    sentence of its own, what ``measured`` needs (``how``: the store's way of
-    recording a digest), so ``get`` and the envelope show how to get there.
+    never verify, and neither can a run that recorded no digest, so such a run
+    is never ``measured``: it is ``grounded`` when every file it is read from
+    is committed (``committed``, the store pinned them), else ``inferred``. The
+    line then says, in sentences of their own, what ``measured`` needs
+    (``how``: the store's way of recording a digest) and, for an inferred run,
+    what ``grounded`` needs, so ``get`` and the envelope show how to get there.
     """
     hashes = [t for t in tethers if t.kind is TetherKind.CONTENT_HASH]
     cannot = [t.target for t in hashes if not _is_sha256(t.ref)]
+    if hashes and not cannot:
+        named = ", ".join(t.target for t in hashes)
+        return f"- verification: measured only while every recorded sha256 verifies ({named})"
+    why = (
+        f"{', '.join(cannot)} cannot be checked against bytes"
+        if cannot
+        else "the run recorded no hash that can be verified"
+    )
     needs = f". {MEASURED_NEEDS}{f' ({how})' if how else ''}."
-    if cannot:
-        return f"- verification: inferred; {', '.join(cannot)} cannot be checked against bytes{needs}"
-    if not hashes:
-        return f"- verification: inferred; the run recorded no hash that can be verified{needs}"
-    named = ", ".join(t.target for t in hashes)
-    return f"- verification: measured only while every recorded sha256 verifies ({named})"
+    if committed:
+        return f"- verification: grounded in its files as committed to git; not measured: {why}{needs}"
+    return f"- verification: inferred; {why}{needs} {GROUNDED_NEEDS}."
+
+
+def run_tethers(run_id: str, hashes: Sequence[Tether], pins: Sequence[Tether] | None) -> tuple[Tether, ...]:
+    """A run's tethers: its file pins (``None``: not every file it is read from is committed unchanged), the
+    content hashes of its recorded digests and its run tether, which every digest must verify for ``measured``.
+
+    A pinned run whose digests cannot all be checked (none recorded, or MLflow's
+    short ones) is grounded by its pins alone: what it says is what the
+    committed files say, and it is never measured. Any other run keeps its
+    digests and run tether, so a pinned run whose digests verify is measured
+    (the weakest of its tethers), one whose digests do not is stale, and a run
+    without pins is measured or inferred exactly as its digests are; its run
+    tether's check then says what measured needs.
+    """
+    checkable = bool(hashes) and all(_is_sha256(t.ref) for t in hashes)
+    if pins and not checkable:
+        return tuple(pins)
+    return (*(pins or ()), *hashes, Tether(TetherKind.RUN, run_id))
 
 
 def _is_sha256(ref: str | None) -> bool:

@@ -31,6 +31,7 @@ __all__ = [
     "RunResolver",
     "SourceRecord",
     "TetherResolver",
+    "committed_runs",
     "normalise_quote",
     "resolve",
     "run_hashes",
@@ -75,6 +76,15 @@ def run_hashes(nodes: Iterable[Node]) -> dict[str, tuple[Tether, ...]]:
     return table
 
 
+def committed_runs(nodes: Iterable[Node]) -> frozenset[str]:
+    """The ids of the runs whose files are pinned in git (the stores mark them ``committed``)."""
+    return frozenset(
+        str(node.meta.get("id", node.address.rsplit(":", 1)[-1]))
+        for node in nodes
+        if node.family == "data" and node.type == "run" and node.meta.get("committed") is True
+    )
+
+
 def workspace_resolvers(workspace_root: Path, repo_path: Path | None, nodes: Iterable[Node]) -> Resolvers:
     """The real resolvers for a workspace: git pins against ``repo_path``, hashes against the disk,
     runs and citations against the run and source nodes among ``nodes``."""
@@ -85,7 +95,7 @@ def workspace_resolvers(workspace_root: Path, repo_path: Path | None, nodes: Ite
         {
             TetherKind.GIT_PIN: git,
             TetherKind.CONTENT_HASH: content,
-            TetherKind.RUN: RunResolver(run_hashes(loaded), content),
+            TetherKind.RUN: RunResolver(run_hashes(loaded), content, committed_runs(loaded)),
             TetherKind.CITATION: CitationResolver(source_records(loaded, workspace_root)),
         }
     )

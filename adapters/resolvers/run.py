@@ -3,12 +3,14 @@
 The run's hashes come from the runs store (its content-hash tethers, keyed by
 run id) and each is checked by the injected content-hash resolver; the run's
 finding is the worst component finding. A run id that is not in the store is
-``unresolved``; a run that recorded no hashes proves nothing (``unverifiable``), and the check says so.
+``unresolved``; a run that recorded no hashes proves nothing (``unverifiable``), and the check says so in a
+sentence a person reads (an abstention citing the run quotes it): what measured needs and, for a run whose
+files are not committed to git unchanged, what grounded needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 from adapters.base import ResolverState, Tether, TetherCheck
@@ -27,11 +29,15 @@ def worst(checks: Sequence[TetherCheck]) -> TetherCheck:
 
 
 class RunResolver:
-    """Checks :attr:`TetherKind.RUN` tethers (``target`` = run id)."""
+    """Checks :attr:`TetherKind.RUN` tethers (``target`` = run id); ``committed`` names the runs whose files are
+    pinned in git (grounded by them), so the check of a run that is not can say what grounded needs."""
 
-    def __init__(self, run_hashes: Mapping[str, Sequence[Tether]], content: _Checker) -> None:
+    def __init__(
+        self, run_hashes: Mapping[str, Sequence[Tether]], content: _Checker, committed: Collection[str] = ()
+    ) -> None:
         self.run_hashes = run_hashes
         self.content = content
+        self.committed = committed
 
     def check(self, tether: Tether) -> TetherCheck:
         run = tether.target
@@ -39,12 +45,13 @@ class RunResolver:
         if hashes is None:
             return TetherCheck(tether, "unresolved", f"run {run} is not in the runs store")
         if not hashes:
-            return TetherCheck(
-                tether,
-                "unverifiable",
-                f"run {run} recorded no hash that can be verified, so it stays inferred "
-                "(measured needs a recorded sha256 of every input and output that matches the bytes)",
+            grounded = (
+                ""
+                if run in self.committed
+                else ", and its files are not committed to git unchanged, which grounded needs"
             )
+            detail = f"run {run} recorded no sha256 of its inputs and outputs that can be verified, which measured needs{grounded}"
+            return TetherCheck(tether, "unverifiable", detail)
         checks = [self.content.check(component) for component in hashes]
         bad = worst(checks)
         if bad.state == "ok":

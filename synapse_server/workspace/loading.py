@@ -98,7 +98,7 @@ def load_each(workspace: Workspace, families: Iterable[Family] = FAMILIES) -> li
         zk = ZettelkastenAdapter(ws.zettelkasten_dir, None, ws.federation_dirs, ws.root, ws.code_name)
         loads.append(guarded("zettelkasten", "zk", shown(ws.zettelkasten_dir), "zk:all:*", zk.load))
     if "data" in wanted:
-        runs = RunsAdapter(ws.runs_dir, ws.root)
+        runs = RunsAdapter(ws.runs_dir, ws.root, ws.code_dir if (ws.code_dir / ".git").exists() else None)
         loads.append(guarded("runs", "data", shown(ws.runs_dir), "data:runs:*", runs.load))
     read: list[tuple[SourceLoader, tuple[Node, ...]]] = []
     for source in source_loaders(ws):

@@ -180,6 +180,20 @@ def test_an_unknown_run_is_unresolved_and_a_run_without_hashes_unverifiable(tmp_
     assert resolver.check(Tether(TetherKind.RUN, "empty")).state == "unverifiable"
 
 
+def test_a_run_without_hashes_says_what_measured_needs_and_what_grounded_needs_unless_its_files_are_committed(
+    tmp_path: Path,
+) -> None:
+    table: dict[str, tuple[Tether, ...]] = {"loose": (), "pinned": ()}
+    resolver = RunResolver(table, ContentHashResolver(tmp_path), committed={"pinned"})
+    loose = resolver.check(Tether(TetherKind.RUN, "loose"))
+    pinned = resolver.check(Tether(TetherKind.RUN, "pinned"))
+    assert (loose.state, pinned.state) == ("unverifiable", "unverifiable")
+    measured = "recorded no sha256 of its inputs and outputs that can be verified, which measured needs"
+    assert measured in loose.detail and measured in pinned.detail
+    assert loose.detail.endswith("and its files are not committed to git unchanged, which grounded needs")
+    assert "grounded" not in pinned.detail  # its files are committed: only measured is out of reach
+
+
 # citations -----------------------------------------------------------------------------------------------------
 
 TEXT = "Abstract.\nHigher transaction costs\n   reduce net returns. We show this.\n"

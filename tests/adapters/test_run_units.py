@@ -15,7 +15,7 @@ from adapters.base import Node, TetherKind
 from adapters.mlflow_runs import MlflowAdapter
 from adapters.resolvers import workspace_resolvers
 from adapters.runs import RunsAdapter
-from adapters.runs_body import MEASURED_NEEDS
+from adapters.runs_body import GROUNDED_NEEDS, MEASURED_NEEDS
 from synapse_server.language.atoms import atomic_units
 from synapse_server.navigation.claims import Decision
 from synapse_server.navigation.substrate import Substrate
@@ -83,7 +83,9 @@ def test_a_runs_folder_record_renders_its_figures_in_the_same_sections(tmp_path:
     units = _units(node)
     assert units["mae: 0.666"] == ("Ridge at alpha 0.5", "Metrics of the run")
     assert units["alpha: 0.5"] == ("Ridge at alpha 0.5", "Parameters of the run")
-    line = f"- verification: inferred; the run recorded no hash that can be verified. {MEASURED_NEEDS}."
+    line = (
+        f"- verification: inferred; the run recorded no hash that can be verified. {MEASURED_NEEDS}. {GROUNDED_NEEDS}."
+    )
     assert line in node.body.splitlines()  # the runs/ store has no MLflow tags, so no MLflow hint
 
 
@@ -131,9 +133,11 @@ def test_a_run_that_recorded_no_digest_is_inferred_says_so_and_licenses_nothing(
     (line,) = [line for line in node.body.splitlines() if line.startswith("- verification:")]
     assert line.startswith("- verification: inferred; the run recorded no hash that can be verified. ")
     assert f"{MEASURED_NEEDS} (in MLflow: a run tag sha256/<path> for each file" in line  # what measured needs
+    assert line.endswith(f" {GROUNDED_NEEDS}.")  # outside git: what grounded needs too
     assert [check.state for check in facts.checks] == ["unverifiable"]
-    assert "recorded no hash that can be verified" in facts.checks[0].detail
-    assert "measured needs a recorded sha256 of every input and output" in facts.checks[0].detail
+    detail = facts.checks[0].detail
+    assert "recorded no sha256 of its inputs and outputs that can be verified, which measured needs" in detail
+    assert detail.endswith("and its files are not committed to git unchanged, which grounded needs")
     decision = restate("n3", "The run's mae is 0.7.", view)
     assert decision.verdict == "abstain" and any("unverified" in line for line in decision.problem_lines)
 

@@ -124,13 +124,18 @@ def test_search_finds_a_registered_model_version_by_its_tag(tmp_path: Path, embe
     assert found.hits[0].address == f"{MODEL}/version-1"
 
 
-def test_get_shows_what_measured_needs_for_a_run_that_is_not_measured(tmp_path: Path, embedder: Embedder) -> None:
+def test_get_shows_a_committed_run_grounded_by_its_files_and_what_measured_needs(
+    tmp_path: Path, embedder: Embedder
+) -> None:
     root = wild_repo("mlflow-16aryan", tmp_path / "wine")
     adopt(root)
     with _deps(root, embedder) as deps:
         run = get_node(deps, GetParams(id=WISE_ROO))
-    assert run.title == "Default / wise-roo-476"
+    assert run.title == "Default / wise-roo-476" and {t.kind for t in run.tethers} == {"git-pin"}
     (line,) = [line for line in run.body.splitlines() if line.startswith("- verification:")]
-    assert line.startswith("- verification: inferred; the run recorded no hash that can be verified.")
+    assert line.startswith(
+        "- verification: grounded in its files as committed to git; not measured: "
+        "the run recorded no hash that can be verified."
+    )
     assert MEASURED_NEEDS in line and "sha256/<path>" in line
     assert {"- alpha: 0.1", "- l1_ratio: 0.6", "- mae: 0.5627373693033669"} <= set(run.body.splitlines())

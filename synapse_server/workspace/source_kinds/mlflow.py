@@ -36,7 +36,7 @@ class MlflowKind(SourceKind):
     def loader(self, site: SourceSite) -> Callable[[], LoadResult]:
         from adapters.mlflow_runs import MlflowAdapter
 
-        return MlflowAdapter(site.folder, site.root).load
+        return MlflowAdapter(site.folder, site.root, site.repo).load
 
 
 def _runs(folder: Path) -> int:
