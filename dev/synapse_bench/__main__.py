@@ -18,6 +18,7 @@ corpus. Arguments after the subcommand go to that harness unchanged.
     pg          the PostgreSQL + pgvector index beside SQLite; --write-report updates its REPORT.md section (pg_bench.py)
     seeding     whether navigate's envelope holds what search ranks first, by search rank (seeding.py)
     host        what a step of a host-navigated turn costs beside the in-process turn (host_bench.py)
+    quality     ranking quality: recall@k and MRR of search beside numpy brute force, on judged sets (quality.py)
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ HARNESSES = {
     "pg": "dev.synapse_bench.pg_bench",
     "host": "dev.synapse_bench.host_bench",
     "seeding": "dev.synapse_bench.seeding",
+    "quality": "dev.synapse_bench.quality",
 }
 
 

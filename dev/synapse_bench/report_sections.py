@@ -14,6 +14,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("<!-- postgres-section -->", "<!-- /postgres-section -->"),
     ("<!-- host-bench -->", "<!-- /host-bench -->"),
     ("<!-- correctness-foreign -->", "<!-- /correctness-foreign -->"),
+    ("<!-- quality-section -->", "<!-- /quality-section -->"),
 )
 
 

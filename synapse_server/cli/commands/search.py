@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         where = f"{hit.store}/{hit.tier}" if hit.tier else hit.store
         print(f"{hit.rank:>3}. [{where}] {hit.title}  ({hit.address})  {channels(hit)}")
         print(f"     {' '.join(hit.snippet.split())}")
+        if hit.also:
+            print(f"     also: {', '.join(hit.also)}")
     for item in out.expansions:
         print(
             f"  +  [{item.store}/{item.tier}] {item.title or item.address}  ({item.address}) {item.relation} via {item.via}"
