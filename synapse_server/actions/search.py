@@ -209,30 +209,56 @@ def fold_twins(addresses: Sequence[str], nodes: Mapping[str, Node]) -> list[list
     not pulled in, and a group takes at most one note-and-source pair: two notes citing one source stay two.
     """
     keys = {a: _normalised(nodes[a]) for a in addresses if a in nodes}
+    own = {a: source for a in keys if (source := _own_source(nodes[a], nodes)) is not None}
     groups: list[list[str]] = []
+    by_text: dict[tuple[str, str], int] = {}  # a first address's title and text -> its group
+    by_first: dict[str, int] = {}
+    owners: dict[str, list[int]] = {}  # a source -> the groups led by a note that cites only it
+    paired: set[int] = set()  # groups that already took their note-and-source pair
     for address in addresses:
-        home = next((g for g in groups if address in keys and _folds(g, address, nodes, keys)), None)
+        home = _home(address, keys, own, by_text, by_first, owners, paired)
         if home is None:
+            by_first[address] = len(groups)
+            if address in keys and keys[address][1]:
+                by_text.setdefault(keys[address], len(groups))
+            if address in own:
+                owners.setdefault(own[address], []).append(len(groups))
             groups.append([address])
         else:
-            home.append(address)
+            groups[home].append(address)
+            if keys[address] != keys[groups[home][0]]:
+                paired.add(home)
     return groups
 
 
-def _folds(group: list[str], address: str, nodes: Mapping[str, Node], keys: Mapping[str, tuple[str, str]]) -> bool:
-    first = group[0]
-    if first not in keys:
-        return False
-    if keys[first] == keys[address] and keys[first][1]:
-        return True
-    paired = any(keys.get(a) != keys[first] for a in group[1:])
-    cited = _cites_only(nodes[first], nodes[address]) or _cites_only(nodes[address], nodes[first])
-    return cited and not paired
+def _home(
+    address: str,
+    keys: Mapping[str, tuple[str, str]],
+    own: Mapping[str, str],
+    by_text: Mapping[tuple[str, str], int],
+    by_first: Mapping[str, int],
+    owners: Mapping[str, list[int]],
+    paired: set[int],
+) -> int | None:
+    """The first group ``address`` folds into: one led by the same text, or a note-and-source pair not yet taken."""
+    if address not in keys:
+        return None
+    pairs = [by_first[own[address]]] if own.get(address) in by_first else []
+    pairs += owners.get(address, [])
+    found = [g for g in pairs if g not in paired]
+    if keys[address] in by_text:
+        found.append(by_text[keys[address]])
+    return min(found, default=None)
 
 
-def _cites_only(note: Node, source: Node) -> bool:
+def _own_source(note: Node, nodes: Mapping[str, Node]) -> str | None:
+    """The address of the one source record a note cites, if it cites exactly one."""
     cited = {e.dst for e in note.edges if e.rel == "cites"}
-    return note.type != "source" and source.type == "source" and cited == {source.address}
+    if note.type == "source" or len(cited) != 1:
+        return None
+    (address,) = cited
+    source = nodes.get(address)
+    return address if source is not None and source.type == "source" else None
 
 
 def _normalised(node: Node) -> tuple[str, str]:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from adapters.base import Edge, Node
 from adapters.index import Embedder
+from synapse_server.actions.search import fold_twins
 from tests.support.servers import ServerFactory
 from tests.support.tool_calls import call, payload
 
@@ -130,3 +133,38 @@ def test_the_cli_prints_the_folded_address_under_its_hit(lab: Path, capsys: pyte
     first = next(i for i, line in enumerate(lines[1:], 1) if COPY_A in line or COPY_B in line)  # 0 is the summary
     other = COPY_B if COPY_A in lines[first] else COPY_A
     assert lines[first + 2].strip() == f"also: {other}"
+
+
+def _node(address: str, body: str, *, type_: str = "claim", cites: tuple[str, ...] = ()) -> Node:
+    edges = tuple(Edge(address, dst, "cites") for dst in cites)
+    return Node(address=address, type=type_, title=address.rsplit(":", 1)[1], body=body, family="zk", edges=edges)
+
+
+FOLD_NODES = {
+    n.address: n
+    for n in (
+        _node("zk:p:src", "# A paper", type_="source"),
+        _node("zk:p:a", "First note.", cites=("zk:p:src",)),
+        _node("zk:p:b", "Second note.", cites=("zk:p:src",)),
+        _node("zk:p:both", "Cites two.", cites=("zk:p:src", "zk:p:other-src")),
+        _node("zk:p:other-src", "# Another paper", type_="source"),
+    )
+}
+
+
+def test_a_source_ranked_first_takes_its_first_citing_note_and_a_second_citing_note_stays_apart() -> None:
+    groups = fold_twins(["zk:p:src", "zk:p:b", "zk:p:a"], FOLD_NODES)
+    assert groups == [["zk:p:src", "zk:p:b"], ["zk:p:a"]]
+
+
+def test_a_note_citing_two_sources_and_an_unknown_address_fold_with_nothing() -> None:
+    order = ["zk:p:both", "zk:p:src", "zk:p:other-src", "zk:p:gone"]
+    assert fold_twins(order, FOLD_NODES) == [[a] for a in order]
+
+
+def test_every_identical_copy_folds_into_the_first_even_after_it_took_its_source() -> None:
+    nodes = dict(FOLD_NODES)
+    nodes["zk:p:a-copy"] = replace(FOLD_NODES["zk:p:a"], address="zk:p:a-copy")
+    nodes["zk:p:a-again"] = replace(FOLD_NODES["zk:p:a"], address="zk:p:a-again")
+    groups = fold_twins(["zk:p:a", "zk:p:src", "zk:p:a-copy", "zk:p:b", "zk:p:a-again"], nodes)
+    assert groups == [["zk:p:a", "zk:p:src", "zk:p:a-copy", "zk:p:a-again"], ["zk:p:b"]]
