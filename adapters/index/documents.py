@@ -92,7 +92,7 @@ class ChannelHit:
 class Hit:
     """A fused result.
 
-    ``score`` is the RRF score (sum of 1/(60 + rank) over channels): ordering only,
+    ``score`` is the RRF score (sum of 1/(k + rank) over channels): ordering only,
     never evidence of coverage. ``lexical_rank`` / ``semantic_rank`` are 1-based and
     None when the hit is absent from that channel; ``relaxed`` marks a lexical match
     found only by the OR fallback; ``similarity`` is the cosine of the query and the

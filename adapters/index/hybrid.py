@@ -32,7 +32,7 @@ import numpy as np
 from adapters.index.backend import Described, Filters, RetrievalStore
 from adapters.index.documents import CHANNELS, Channel, ChannelHit, Hit, IndexDoc, SyncStats
 from adapters.index.embedder import TextEncoder
-from adapters.index.fusion import rrf
+from adapters.index.fusion import RRF_K, rrf
 from adapters.index.settings import IndexSettings, open_store
 from adapters.index.sync import sync as sync_docs
 
@@ -157,8 +157,10 @@ class HybridIndex:
         projects: Collection[str] | None = None,
         types: Collection[str] | None = None,
         channels: Sequence[Channel] = CHANNELS,
+        fusion_k: int = RRF_K,
     ) -> list[Hit]:
-        """The best ``limit`` docs for ``query`` by RRF over the chosen channels; the score only orders."""
+        """The best ``limit`` docs for ``query`` by RRF (constant ``fusion_k``) over the chosen channels; the score
+        only orders."""
         unknown = set(channels) - set(CHANNELS)
         if unknown:
             raise ValueError(f"unknown channel(s) {sorted(unknown)}; choose from {list(CHANNELS)}")
@@ -176,7 +178,7 @@ class HybridIndex:
                 ranked["semantic"] = self._semantic(query, depth, filters, vector)
         finally:
             vector.settle()
-        fused = rrf(ranked)[:limit]
+        fused = rrf(ranked, fusion_k)[:limit]
         info = self._guard(lambda: self._store.describe([f.address for f in fused], SNIPPET_CHARS), _no_rows)
         hits: list[Hit] = []
         for f in fused:

@@ -12,7 +12,7 @@ addresses found in the first k results) and MRR@10 (the mean of 1 / the position
 relevant address). A result is every address it carries: search folds a document's second address into
 ``also``, and that address counts where the result stands. **Twin slots** counts the results in a top 10 that
 repeat a document an earlier result already holds (a note and the one source it cites, or one text
-under two addresses: :func:`synapse_server.actions.search.fold_twins`).
+under two addresses: :func:`synapse_server.navigation.twins.fold_twins`).
 
 The sets:
 
@@ -88,7 +88,7 @@ def figures(rankings: Sequence[Ranking], judged: Sequence[Judged], nodes: Mappin
 
 def twin_slots(ranking: Ranking, nodes: Mapping[str, Node]) -> int:
     """Results that search would still fold into an earlier one: a document shown twice in one top 10."""
-    from synapse_server.actions.search import fold_twins
+    from synapse_server.navigation.twins import fold_twins
 
     return len(ranking) - len(fold_twins([address for result in ranking for address in result], nodes))
 

@@ -34,7 +34,7 @@ and left MRR@10 unchanged (``python -m dev.synapse_bench quality``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Literal
 
 import anyio
@@ -42,11 +42,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adapters.base import Node
 from adapters.index.documents import Hit
+from adapters.index.fusion import SEARCH_RRF_K
 from synapse_server.actions.base import ActionOutput, ActionSpec, StrictParams, check_text
 from synapse_server.actions.deps import Deps
 from synapse_server.names import check_project_names, refuse_unknown_projects
 from synapse_server.navigation.substrate import SEARCH_FAMILIES
 from synapse_server.navigation.supersession import Supersession, current_first, supersession_of
+from synapse_server.navigation.twins import fold_twins
 from synapse_server.overlay.expansion import Expansion, expand_hits
 from synapse_server.overlay.lens import OverlayInfo, open_overlay
 
@@ -131,7 +133,9 @@ def search(deps: Deps, params: SearchParams) -> SearchOutput:
     with deps.index_lock:  # not the store lock: a stalled database must not hold up get
         families = FAMILIES if params.projects != [] else ("memory",)
         # Twice the limit: each folded twin frees a slot, so the page still fills to ``limit`` documents.
-        found = deps.index().search(params.query, 2 * params.limit, families=families, projects=projects)
+        found = deps.index().search(
+            params.query, 2 * params.limit, families=families, projects=projects, fusion_k=SEARCH_RRF_K
+        )
     superseded = {
         h.address: s for h in found if h.address in stores.nodes and (s := supersession_of(stores.nodes[h.address]))
     }
@@ -198,71 +202,6 @@ def one_per_document(found: list[Hit], nodes: Mapping[str, Node]) -> list[tuple[
     """Each document once, where it first ranks, with the addresses of its later twins (:func:`fold_twins`)."""
     by_address = {h.address: h for h in found}
     return [(by_address[group[0]], group[1:]) for group in fold_twins([h.address for h in found], nodes)]
-
-
-def fold_twins(addresses: Sequence[str], nodes: Mapping[str, Node]) -> list[list[str]]:
-    """``addresses`` in order, each later twin folded into the group of its first twin; a group's first leads.
-
-    Twins are one document under two addresses: the same title and text (whitespace and title case aside), or a
-    note and the one source record it cites (its own source). Sharing words, a topic or one of two citations
-    never makes a twin. A twin joins only a group whose first address it is a twin of, so a twin of a twin is
-    not pulled in, and a group takes at most one note-and-source pair: two notes citing one source stay two.
-    """
-    keys = {a: _normalised(nodes[a]) for a in addresses if a in nodes}
-    own = {a: source for a in keys if (source := _own_source(nodes[a], nodes)) is not None}
-    groups: list[list[str]] = []
-    by_text: dict[tuple[str, str], int] = {}  # a first address's title and text -> its group
-    by_first: dict[str, int] = {}
-    owners: dict[str, list[int]] = {}  # a source -> the groups led by a note that cites only it
-    paired: set[int] = set()  # groups that already took their note-and-source pair
-    for address in addresses:
-        home = _home(address, keys, own, by_text, by_first, owners, paired)
-        if home is None:
-            by_first[address] = len(groups)
-            if address in keys and keys[address][1]:
-                by_text.setdefault(keys[address], len(groups))
-            if address in own:
-                owners.setdefault(own[address], []).append(len(groups))
-            groups.append([address])
-        else:
-            groups[home].append(address)
-            if keys[address] != keys[groups[home][0]]:
-                paired.add(home)
-    return groups
-
-
-def _home(
-    address: str,
-    keys: Mapping[str, tuple[str, str]],
-    own: Mapping[str, str],
-    by_text: Mapping[tuple[str, str], int],
-    by_first: Mapping[str, int],
-    owners: Mapping[str, list[int]],
-    paired: set[int],
-) -> int | None:
-    """The first group ``address`` folds into: one led by the same text, or a note-and-source pair not yet taken."""
-    if address not in keys:
-        return None
-    pairs = [by_first[own[address]]] if own.get(address) in by_first else []
-    pairs += owners.get(address, [])
-    found = [g for g in pairs if g not in paired]
-    if keys[address] in by_text:
-        found.append(by_text[keys[address]])
-    return min(found, default=None)
-
-
-def _own_source(note: Node, nodes: Mapping[str, Node]) -> str | None:
-    """The address of the one source record a note cites, if it cites exactly one."""
-    cited = {e.dst for e in note.edges if e.rel == "cites"}
-    if note.type == "source" or len(cited) != 1:
-        return None
-    (address,) = cited
-    source = nodes.get(address)
-    return address if source is not None and source.type == "source" else None
-
-
-def _normalised(node: Node) -> tuple[str, str]:
-    return " ".join(node.title.split()).casefold(), " ".join(node.body.split())
 
 
 def _zk_projects(addresses: Iterable[str]) -> set[str]:

@@ -11,7 +11,7 @@ import yaml
 
 from adapters.base import Edge, Node
 from adapters.index import Embedder
-from synapse_server.actions.search import fold_twins
+from synapse_server.navigation.twins import fold_twins
 from tests.support.servers import ServerFactory
 from tests.support.tool_calls import call, payload
 
