@@ -170,9 +170,15 @@ class Preloaded:
     graphs: Mapping[tuple[str, ...], Graph]
 
 
-def preload(workspace: Workspace, embedder: TextEncoder) -> Preloaded:
-    """Load the stores, sync the index and keep what a turn would rebuild; no index handle stays open."""
-    stores = Stores.load(workspace)
+def preload(
+    workspace: Workspace, embedder: TextEncoder, *, earlier: Stores | None = None, changed: frozenset[str] = frozenset()
+) -> Preloaded:
+    """Load the stores, sync the index and keep what a turn would rebuild; no index handle stays open.
+
+    With ``earlier`` (the stores of the previous preload) only the stores fed by a ``changed`` input are read
+    again (:meth:`Stores.reload`); the index sync then embeds only the documents whose text changed.
+    """
+    stores = Stores.load(workspace) if earlier is None else earlier.reload(workspace, changed)
     index = stores.open_index(embedder)
     try:
         synced, vectors = index.last_sync, index.warm_state()

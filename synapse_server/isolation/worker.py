@@ -112,14 +112,16 @@ def refresh(warm: Warm, root: Path) -> None:
     inotify queue, or a full fingerprint where no watch can be trusted), so a turn sees every store change
     that finished before it was forked. The index is synced here and closed again before the fork; its
     result travels to the turn as ``synced``. Any failure drops the loaded state: the turn loads for itself.
+    After an edit only the stores whose folders changed are read again (the others are the earlier load's).
     """
     from synapse_server.isolation.turn import preload
     from synapse_server.workspace.config import load_workspace
-    from synapse_server.workspace.freshness import Freshness
+    from synapse_server.workspace.freshness import Freshness, changed_parts
     from synapse_server.workspace.stores import make_embedder
 
     if warm.freshness is not None and warm.freshness.current():
         return
+    earlier = (warm.preloaded.stores, warm.freshness.parts) if warm.preloaded is not None else None
     _forget(warm)
     if warm.embedder is None:
         return  # warm-up failed: every turn builds its own encoder and reports what went wrong
@@ -130,7 +132,11 @@ def refresh(warm: Warm, root: Path) -> None:
             warm.embedder, warm.embedding_key = make_embedder(workspace), key
         freshness = Freshness(workspace)  # fingerprinted before the load: a write during it shows next time
         try:
-            preloaded = preload(workspace, warm.embedder)  # closes its index: no handle crosses a fork
+            if earlier is None:
+                preloaded = preload(workspace, warm.embedder)  # closes its index: no handle crosses a fork
+            else:
+                changed = changed_parts(earlier[1], freshness.parts)
+                preloaded = preload(workspace, warm.embedder, earlier=earlier[0], changed=changed)
         except BaseException:
             freshness.close()
             raise

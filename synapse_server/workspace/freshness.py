@@ -25,6 +25,10 @@ seconds after the last full scan makes one more. An edit no event reports
 (a link made after the scan, a network or virtual filesystem that raises no
 events) therefore shows at most ``SWEEP_EVERY_S`` seconds after it is made.
 A sweep is a full scan: ~35-65 ms at 10k store files.
+
+Each scan also keeps a digest per store folder (:attr:`Freshness.parts`, plus the
+config file's and git HEAD's), so a process that must reload can ask which
+folders moved (:func:`changed_parts`) and load only the stores they feed.
 """
 
 from __future__ import annotations
@@ -33,18 +37,23 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from synapse_server.workspace.config import CONFIG_RELPATH, Workspace
 from synapse_server.workspace.inotify import CONTENT, ENTRIES, DirectoryWatch
 
-__all__ = ["LINKED_MAX", "SWEEP_EVERY_S", "Freshness", "fingerprint"]
+__all__ = ["CONFIG_PART", "GIT_PART", "LINKED_MAX", "SWEEP_EVERY_S", "Freshness", "changed_parts", "fingerprint"]
 
 SWEEP_EVERY_S = 5.0
 """A check at least this long after the last full scan rescans: the bound on staleness no event reports."""
 LINKED_MAX = 256
 """Up to this many store files with other hard links are stat-ed at every check; beyond it only the sweep sees them."""
+
+CONFIG_PART = "\0config"
+"""The key of the config file's stamp in :attr:`Freshness.parts` (no folder path can equal it)."""
+GIT_PART = "\0git"
+"""The key of git HEAD's digest in :attr:`Freshness.parts`."""
 
 _Stamp = tuple[int, int, int, int]
 
@@ -58,7 +67,10 @@ class Freshness:
         self._sweep_every_s = sweep_every_s
         self.rescans = 0
         self._stale = False
-        self.value = self._scan()
+        parts: dict[str, str] = {}
+        self.value = self._scan(parts)
+        self.parts: dict[str, str] = parts
+        """A digest per store folder (its path), and the config's and git HEAD's, as of :attr:`value`."""
 
     @property
     def watched(self) -> bool:
@@ -86,31 +98,42 @@ class Freshness:
         if self._watch is not None:
             self._watch.close()
 
-    def _scan(self) -> str:
+    def _scan(self, parts: dict[str, str] | None = None) -> str:
         self.rescans += 1
         self._scanned_at = time.monotonic()
         self._git = _git_head(self.workspace.code_dir)
         linked: dict[str, _Stamp] = {}
-        value = _fingerprint(self.workspace, self._watch, self._git, linked)
+        value = _fingerprint(self.workspace, self._watch, self._git, linked, {} if parts is None else parts)
         self._linked = linked if len(linked) <= LINKED_MAX else {}
         return value
 
 
 def fingerprint(workspace: Workspace, watch: DirectoryWatch | None = None, git: bytes | None = None) -> str:
     """A digest of what the stores are built from: every store file's name, stat stamp, plus the git HEAD."""
-    return _fingerprint(workspace, watch, git, {})
+    return _fingerprint(workspace, watch, git, {}, {})
+
+
+def changed_parts(before: Mapping[str, str], after: Mapping[str, str]) -> frozenset[str]:
+    """The keys of :attr:`Freshness.parts` whose digest differs between two scans (or that only one has)."""
+    return frozenset(key for key in before.keys() | after.keys() if before.get(key) != after.get(key))
 
 
 def _fingerprint(
-    workspace: Workspace, watch: DirectoryWatch | None, git: bytes | None, linked: dict[str, _Stamp]
+    workspace: Workspace,
+    watch: DirectoryWatch | None,
+    git: bytes | None,
+    linked: dict[str, _Stamp],
+    parts: dict[str, str],
 ) -> str:
-    """:func:`fingerprint`, noting in ``linked`` the stamp of every store file that has other hard links."""
+    """:func:`fingerprint`, noting in ``linked`` the stamp of every store file that has other hard links
+    and in ``parts`` a digest per store folder, the config's and git HEAD's."""
     digest = hashlib.blake2b(digest_size=16)
     root = workspace.root
     if watch is not None:
         watch.add([root], ENTRIES)
         watch.add([root / CONFIG_RELPATH.parent], CONTENT)
-    digest.update(_config_key(root).encode())
+    parts[CONFIG_PART] = _config_key(root)
+    digest.update(parts[CONFIG_PART].encode())
     dirs = [workspace.memory_dir, workspace.zettelkasten_dir, workspace.runs_dir, *workspace.federation_dirs.values()]
     # Folders (or single files) adopted in place as sources, where the workspace declares any.
     dirs += [Path(p) for p in getattr(workspace, "source_dirs", ())]
@@ -118,12 +141,19 @@ def _fingerprint(
         if watch is not None:
             watch.add(_ancestors(directory, root), ENTRIES)
         digest.update(b"\0dir\0" + os.fsencode(directory))
+        folder = hashlib.blake2b(digest_size=16)
         for path, st in _walk(directory, watch):
             stamp = _stamp_of(st)
             if st.st_nlink > 1:
                 linked[path] = stamp
-            digest.update(f"{path}\0{stamp}\n".encode("utf-8", "surrogateescape"))
-    digest.update(_git_head(workspace.code_dir) if git is None else git)
+            line = f"{path}\0{stamp}\n".encode("utf-8", "surrogateescape")
+            digest.update(line)
+            folder.update(line)
+        key = os.fspath(directory)
+        parts[key] = folder.hexdigest() + parts.get(key, "")  # a folder listed twice keeps both listings
+    head = _git_head(workspace.code_dir) if git is None else git
+    digest.update(head)
+    parts[GIT_PART] = hashlib.blake2b(head, digest_size=16).hexdigest()
     return digest.hexdigest()
 
 

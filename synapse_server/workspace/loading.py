@@ -7,12 +7,19 @@ entry in config order, then the code store, which leaves out the files the
 sources read. An adapter that raises (a bug, or I/O it cannot survive) is one
 :class:`StoreLoad` with a :class:`LoadFailure`; every other store still loads,
 and lint reports the lost one instead of printing a traceback.
+
+A process that reloads after an edit passes :class:`Reuse`: the stores of its
+previous load and the inputs that changed since (folder paths, git HEAD, the
+config; see :class:`~synapse_server.workspace.freshness.Freshness`). A store none
+of whose inputs changed is that earlier :class:`StoreLoad`, not read again; an
+adapter reads nothing but its inputs, so the result is what a full load gives.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,10 +30,11 @@ from adapters.paths import display_path
 from adapters.runs import RunsAdapter
 from adapters.zettelkasten import ZettelkastenAdapter
 from synapse_server.workspace.config import Workspace
+from synapse_server.workspace.freshness import CONFIG_PART, GIT_PART
 from synapse_server.workspace.source_config import SourceConfig
 from synapse_server.workspace.sources import SourceLoader, code_exclusions, source_loaders
 
-__all__ = ["FAMILIES", "LoadFailure", "StoreLoad", "load_each", "load_guarded"]
+__all__ = ["FAMILIES", "LoadFailure", "Reuse", "StoreLoad", "load_each", "load_guarded"]
 
 log = logging.getLogger(__name__)
 
@@ -68,15 +76,39 @@ class StoreLoad:
         return f"{self.kind} {self.folder}"
 
 
-def load_each(workspace: Workspace, families: Iterable[Family] = FAMILIES) -> list[StoreLoad]:
+@dataclass(frozen=True, slots=True)
+class Reuse:
+    """An earlier load's stores (by :attr:`StoreLoad.label`) and the inputs that changed since it.
+
+    ``changed`` holds keys of :attr:`Freshness.parts <synapse_server.workspace.freshness.Freshness.parts>`:
+    store folder paths, :data:`GIT_PART`, :data:`CONFIG_PART`. A changed config reuses nothing (it may
+    move, add or re-kind any store); a store that failed is always read again.
+    """
+
+    previous: Mapping[str, StoreLoad]
+    changed: frozenset[str]
+
+    def get(self, label: str, inputs: Iterable[str]) -> StoreLoad | None:
+        """The earlier load of ``label`` if none of ``inputs`` changed, else None (read it again)."""
+        if CONFIG_PART in self.changed or not self.changed.isdisjoint(inputs):
+            return None
+        store = self.previous.get(label)
+        return store if store is not None and store.failure is None else None
+
+
+def load_each(
+    workspace: Workspace, families: Iterable[Family] = FAMILIES, *, reuse: Reuse | None = None
+) -> list[StoreLoad]:
     """Load every store of ``families``, in report order; never raises for one store's failure.
 
     Adopted sources of other families still run when the code store is wanted (it
-    must leave their files out), but only the wanted ones are returned.
+    must leave their files out), but only the wanted ones are returned. With
+    ``reuse``, a store whose inputs did not change is taken from the earlier load.
     """
     wanted = set(families)
     ws = workspace
     loads: list[StoreLoad] = []
+    sources_read = False  # a source read again may read other files, which the code store then leaves out
 
     def guarded(
         kind: str,
@@ -85,35 +117,61 @@ def load_each(workspace: Workspace, families: Iterable[Family] = FAMILIES) -> li
         wildcard: str,
         load: Callable[[], LoadResult],
         source: SourceConfig | None = None,
+        inputs: Iterable[Path | str] = (),
+        reusable: bool = True,
     ) -> StoreLoad:
-        return load_guarded(StoreLoad(kind, family, folder, wildcard, LoadResult(()), source=source), load, ws.root)
+        store = StoreLoad(kind, family, folder, wildcard, LoadResult(()), source=source)
+        earlier = None if reuse is None or not reusable else reuse.get(store.label, [_key(i) for i in inputs])
+        if earlier is not None and earlier.source == source:
+            return earlier
+        return load_guarded(store, load, ws.root)
 
     def shown(folder: Path) -> str:
         return display_path(folder, ws.root)
 
     if "memory" in wanted:
         memory = MemoryAdapter(ws.memory_dir, ws.root, ws.code_name)
-        loads.append(guarded("memory", "memory", shown(ws.memory_dir), "mem:tree:*", memory.load))
+        loads.append(
+            guarded("memory", "memory", shown(ws.memory_dir), "mem:tree:*", memory.load, None, [ws.memory_dir])
+        )
     if "zk" in wanted:
         zk = ZettelkastenAdapter(ws.zettelkasten_dir, None, ws.federation_dirs, ws.root, ws.code_name)
-        loads.append(guarded("zettelkasten", "zk", shown(ws.zettelkasten_dir), "zk:all:*", zk.load))
+        zk_inputs = [ws.zettelkasten_dir, *ws.federation_dirs.values()]
+        loads.append(guarded("zettelkasten", "zk", shown(ws.zettelkasten_dir), "zk:all:*", zk.load, None, zk_inputs))
     if "data" in wanted:
         runs = RunsAdapter(ws.runs_dir, ws.root, ws.code_dir if (ws.code_dir / ".git").exists() else None)
-        loads.append(guarded("runs", "data", shown(ws.runs_dir), "data:runs:*", runs.load))
+        loads.append(
+            guarded("runs", "data", shown(ws.runs_dir), "data:runs:*", runs.load, None, [ws.runs_dir, GIT_PART])
+        )
     read: list[tuple[SourceLoader, tuple[Node, ...]]] = []
     for source in source_loaders(ws):
         if source.family not in wanted and "code" not in wanted:
             continue
         load = guarded(
-            source.source.kind, source.family, source.source.path, source.wildcard, source.load, source.source
+            source.source.kind,
+            source.family,
+            source.source.path,
+            source.wildcard,
+            source.load,
+            source.source,
+            [source.folder, GIT_PART],
         )
+        sources_read = sources_read or reuse is None or reuse.previous.get(load.label) is not load
         if load.failure is None:
             read.append((source, load.result.nodes))
         if source.family in wanted:
             loads.append(load)
     if "code" in wanted:
-        loads.append(guarded("code", "code", shown(ws.code_dir), f"repo:{ws.code_name}:*", _code_loader(ws, read)))
+        # The code store reads the commit at HEAD, less the files the sources read: it follows git and the sources.
+        code_load, wildcard = _code_loader(ws, read), f"repo:{ws.code_name}:*"
+        code = guarded("code", "code", shown(ws.code_dir), wildcard, code_load, None, [GIT_PART], not sources_read)
+        loads.append(code)
     return loads
+
+
+def _key(item: Path | str) -> str:
+    """An input as :class:`Reuse` names it: a folder's path, or a part key as it is."""
+    return os.fspath(item)
 
 
 def load_guarded(store: StoreLoad, load: Callable[[], LoadResult], root: Path) -> StoreLoad:

@@ -5,6 +5,9 @@ call's project scope is a filter applied on top (``[]`` = memory only), so two
 calls with different scopes share one index and one cache instead of
 rebuilding each other's. An adapter that raises becomes a :class:`SourceFailure`
 that navigation shows as a gap, never a failed call.
+
+After an edit, :meth:`Stores.reload` reads again only the stores whose folders
+changed and merges them with the others exactly as a full load would.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from adapters.base import Diagnostic, Family, Node
 from adapters.resolvers import Resolvers, workspace_resolvers
 from synapse_server.errors import ConfigError, IndexUnavailable
 from synapse_server.workspace.config import CONFIG_RELPATH, Workspace
-from synapse_server.workspace.loading import FAMILIES, load_each
+from synapse_server.workspace.loading import FAMILIES, Reuse, StoreLoad, load_each
 from synapse_server.workspace.sources import collisions
 
 if TYPE_CHECKING:
@@ -124,13 +127,30 @@ class Stores:
     diagnostics: tuple[Diagnostic, ...]
     failures: tuple[SourceFailure, ...]
     resolvers: Resolvers
+    loads: tuple[StoreLoad, ...] = ()
+    """Each store as it loaded (what :meth:`reload` reuses)."""
+    families: tuple[Family, ...] = FAMILIES
 
     @classmethod
     def load(cls, workspace: Workspace, families: Iterable[Family] = FAMILIES) -> Stores:
+        return cls._merge(workspace, tuple(families), None)
+
+    def reload(self, workspace: Workspace, changed: frozenset[str]) -> Stores:
+        """The stores as :meth:`load` gives them now, reading again only those fed by a ``changed`` input.
+
+        ``changed`` holds :attr:`Freshness.parts <synapse_server.workspace.freshness.Freshness.parts>` keys
+        that moved since this load's fingerprint (:func:`~synapse_server.workspace.freshness.changed_parts`).
+        """
+        previous = {load.label: load for load in self.loads}
+        return self._merge(workspace, self.families, Reuse(previous, changed))
+
+    @classmethod
+    def _merge(cls, workspace: Workspace, families: tuple[Family, ...], reuse: Reuse | None) -> Stores:
         nodes: dict[str, Node] = {}
         diagnostics: list[Diagnostic] = []
         failures: list[SourceFailure] = []
-        for load in load_each(workspace, families):
+        loads = load_each(workspace, families, reuse=reuse)
+        for load in loads:
             family, result = load.family, load.result
             if load.failure is not None:
                 detail = f"{family} store failed to load: {load.failure.error}"
@@ -148,7 +168,7 @@ class Stores:
         ordered = {a: nodes[a] for a in sorted(nodes)}
         repo = workspace.code_dir if (workspace.code_dir / ".git").exists() else None
         resolvers = workspace_resolvers(workspace.root, repo, ordered.values())
-        return cls(workspace, ordered, tuple(diagnostics), tuple(failures), resolvers)
+        return cls(workspace, ordered, tuple(diagnostics), tuple(failures), resolvers, tuple(loads), families)
 
     def in_scope(self, node: Node, projects: list[str]) -> bool:
         """Memory, code and data are always in scope; a zk node only if its project is scoped."""
