@@ -16,6 +16,10 @@ Before any of that, the top :data:`SEARCH_SEEDS` of the one fused ranking
 together) are seeds whatever their score: a document search ranks first or
 second must be in the envelope the navigator reads, or navigate answers (or
 abstains) without what a person searching would see first.
+
+Seeds are folded the way search folds its hits (:func:`~synapse_server.navigation.twins.fold_twins`): a note
+and the one source record it cites are one document and take one seed, the first of them to rank, so the
+envelope does not spend two of its few seeds on one text.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from adapters.base import Node, TetherCheck
 from synapse_server.navigation.budgets import Budgets
 from synapse_server.navigation.epistemics import NodeEpistemics, derive
 from synapse_server.navigation.timing import Timings, maybe
+from synapse_server.navigation.twins import fold_twins
 from synapse_server.navigation.view import Graph, MissingGap, View
 
 if TYPE_CHECKING:  # the engine is handed resolvers; it never builds them (that loads GitPython)
@@ -113,12 +118,20 @@ def seed_addresses(
     families: Sequence[str] = SEED_FAMILIES,
     *,
     lean: bool = True,
+    nodes: Mapping[str, Node] | None = None,
 ) -> list[str]:
-    """Seeds by relevance above the floor (``lean``) or round-robin by rank, within the ceilings."""
+    """Seeds by relevance above the floor (``lean``) or round-robin by rank, within the ceilings; with ``nodes``
+    (``lean`` only), each document once: a later twin of a seed is no seed of its own."""
     total = budgets.assembly_cap if budgets.hops == 0 else max(1, (budgets.assembly_cap + 1) // 2)
     per_source = max(1, min(total, (total + 1) // 2 + 1))
     ranked = [list(search(question, per_source, (family,)))[:per_source] for family in families]
-    searched = [hit.address for hit in search(question, SEARCH_SEEDS, SEARCH_FAMILIES)][:SEARCH_SEEDS] if lean else []
+    searched: list[str] = []
+    if lean:
+        # Folding asks for twice the seeds, as search asks for twice its page: each folded twin frees a place.
+        depth = SEARCH_SEEDS if nodes is None else 2 * SEARCH_SEEDS
+        ranking = [hit.address for hit in search(question, depth, SEARCH_FAMILIES)]
+        groups = fold_twins(ranking, nodes) if nodes is not None else [[a] for a in ranking]
+        searched = [group[0] for group in groups][:SEARCH_SEEDS]
     if lean:
         ordered = sorted(
             ((hit, f, r) for f, hits in enumerate(ranked) for r, hit in enumerate(hits)),
@@ -132,6 +145,8 @@ def seed_addresses(
     for address in candidates:
         if address not in seeds:
             seeds.append(address)
+    if lean and nodes is not None:
+        seeds = [group[0] for group in fold_twins(seeds, nodes)]
     return seeds[:total]
 
 
@@ -145,7 +160,8 @@ def assemble(
     lean: bool = True,
 ) -> View:
     """The pre-loop view: seeds plus ``budgets.hops`` breadth-first rings, at most ``assembly_cap`` nodes."""
-    seeds = [a for a in seed_addresses(question, search, budgets, lean=lean) if a in substrate.graph.nodes]
+    nodes = substrate.graph.nodes
+    seeds = [a for a in seed_addresses(question, search, budgets, lean=lean, nodes=nodes) if a in nodes]
     if lean:
         seeds = with_successors(seeds, substrate)
     view = View(graph=substrate.graph, epistemics={}, refs={}, order=(), missing=tuple(failures), alias_duplicates=lean)

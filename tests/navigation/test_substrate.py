@@ -222,9 +222,31 @@ def test_a_superseded_seed_brings_the_record_that_replaces_it_into_the_envelope(
 
     old, new = "mem:adr:0001-mysql", "mem:adr:0002-postgres"
     world = substrate(
-        [node(old, "We will use MySQL.", links=[new], rel=SUPERSEDED_BY), node(new, "We will use Postgres."), node(M2, "x")]
+        [
+            node(old, "We will use MySQL.", links=[new], rel=SUPERSEDED_BY),
+            node(new, "We will use Postgres."),
+            node(M2, "x"),
+        ]
     )
     view = assemble("q", world, RankedSearch({"memory": [old, M2]}), budgets(assembly_cap=10, hops=0))
     assert view.order[:2] == (old, new), "the successor follows the record it replaces"
     capped = assemble("q", world, RankedSearch({"memory": [old, M2]}), budgets(assembly_cap=1, hops=0))
     assert capped.order == (old,), "the node cap still bounds the envelope"
+
+
+def test_a_note_and_its_own_source_take_one_seed_and_the_freed_seed_goes_to_the_next_document() -> None:
+    note, source, other = "zk:research:note", "zk:research:src", "zk:research:other"
+    world = substrate(
+        [
+            node(note, "Momentum works.", type="claim", links=[source], rel="cites"),
+            node(source, "Momentum works, the paper says.", type="source"),
+            node(other, "Momentum fades.", type="claim"),
+            node(M1, "Costs rose."),
+        ]
+    )
+    ranked = {"zk": [note, source], "fused": [note, source, other, M1]}
+    folded = seed_addresses("q", RankedSearch(ranked), budgets(assembly_cap=10, hops=0), nodes=world.graph.nodes)
+    assert folded[:SEARCH_SEEDS] == [note, other, M1], "the source folds into the note that cites only it"
+    assert source not in folded, "nor does it come back as a per-family seed"
+    unfolded = seed_addresses("q", RankedSearch(ranked), budgets(assembly_cap=10, hops=0))
+    assert unfolded[:SEARCH_SEEDS] == [note, source, other], "without the nodes nothing is folded"
