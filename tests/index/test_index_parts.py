@@ -11,7 +11,7 @@ import pytest
 
 from adapters.base import Node
 from adapters.index import DEFAULT_MODEL_ID, ChannelHit, Embedder, IndexDoc
-from adapters.index.fusion import RRF_K, rrf
+from adapters.index.fusion import RRF_K, SEARCH_RRF_K, rrf
 from adapters.index.lexical import MAX_TERMS, query_terms
 from adapters.index.semantic import VectorMatrix
 
@@ -86,6 +86,18 @@ def test_rrf_adds_reciprocal_ranks_and_breaks_ties_by_address() -> None:
     assert fused[0].score == pytest.approx(1 / (RRF_K + 1) + 1 / (RRF_K + 3))
     assert fused[0].score == fused[1].score
     assert fused[2].semantic is None and fused[3].lexical is None
+
+
+def test_the_search_fusion_constant_lets_a_first_place_outrank_two_third_places() -> None:
+    # "top" is first by keywords and sixth by meaning; "even" is third by both
+    lexical = [ChannelHit("top", 1, -3.0), ChannelHit("x", 2, -2.0), ChannelHit("even", 3, -1.0)]
+    semantic = [*(ChannelHit(f"s{r}", r, 0.9 - r / 100) for r in (1, 2, 4, 5)), ChannelHit("even", 3, 0.8)]
+    semantic.append(ChannelHit("top", 6, 0.7))
+    channels = {"lexical": lexical, "semantic": semantic}
+    search_order = [f.address for f in rrf(channels, SEARCH_RRF_K)]
+    navigate_order = [f.address for f in rrf(channels, RRF_K)]
+    assert search_order.index("top") < search_order.index("even")
+    assert navigate_order.index("even") < navigate_order.index("top"), "k = 60 prefers what both rank alike"
 
 
 def test_top_k_breaks_similarity_ties_by_address_and_honours_the_mask() -> None:

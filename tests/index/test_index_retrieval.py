@@ -128,6 +128,13 @@ def test_a_filter_nothing_passes_returns_nothing(index: HybridIndex) -> None:
     assert index.search("costs", limit=5, families={"code"}) == []
 
 
+def test_the_fusion_constant_a_caller_passes_is_the_one_the_scores_use(index: HybridIndex) -> None:
+    for k in (5, 60):
+        for hit in index.search("backtest costs sharpe", limit=5, fusion_k=k):
+            ranks = [r for r in (hit.lexical_rank, hit.semantic_rank) if r is not None]
+            assert hit.score == pytest.approx(sum(1 / (k + r) for r in sorted(ranks)))
+
+
 def test_the_same_query_ranks_the_same_way_every_time(index: HybridIndex) -> None:
     first = index.search("backtest costs sharpe", limit=15)
     assert index.search("backtest costs sharpe", limit=15) == first
