@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from adapters.index.fusion import SEARCH_RRF_K
+
 SEARCH_LIMIT = 10
 
 
@@ -40,7 +42,10 @@ def measure(root: Path) -> dict[str, Any]:
     try:
         ranks = {
             q["query"]: [
-                hit.address for hit in index.search(q["query"], SEARCH_LIMIT, families=list(substrate.SEARCH_FAMILIES))
+                hit.address
+                for hit in index.search(
+                    q["query"], SEARCH_LIMIT, families=list(substrate.SEARCH_FAMILIES), fusion_k=SEARCH_RRF_K
+                )
             ]
             for q in queries
         }

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from adapters.index.fusion import RRF_K, SEARCH_RRF_K
 from synapse_server.models import ModelOptions, model_spec_from, resolve_model
 from synapse_server.models.base import Model
 from synapse_server.models.host import HostTranscript
@@ -143,9 +144,10 @@ def prepare_turn(
             if preloaded is not None:
                 index.adopt_state(preloaded.vectors)
 
-            def search(question: str, limit: int, families: Sequence[str]) -> list[SeedHit]:
+            def search(question: str, limit: int, families: Sequence[str], *, as_search: bool = False) -> list[SeedHit]:
                 scope = projects if "zk" in families else None
-                hits = index.search(question, limit, families=list(families), projects=scope)
+                k = SEARCH_RRF_K if as_search else RRF_K  # the first seeds follow what `synapse search` ranks
+                hits = index.search(question, limit, families=list(families), projects=scope, fusion_k=k)
                 return [SeedHit(h.address, h.score) for h in hits if h.address in scoped]
 
             failures = [MissingGap(f.address, f.detail) for f in stores.failures]

@@ -24,9 +24,9 @@ envelope does not spend two of its few seeds on one text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from adapters.base import Node, TetherCheck
 from synapse_server.navigation.budgets import Budgets
@@ -66,8 +66,16 @@ class SeedHit:
     score: float
 
 
-Search = Callable[[str, int, Sequence[str]], Sequence[SeedHit]]
-"""(question, limit, families) -> hits in rank order, the families fused into one ranking."""
+class Search(Protocol):
+    """(question, limit, families) -> hits in rank order, the families fused into one ranking.
+
+    ``as_search`` asks for the ranking ``synapse search`` returns (its own fusion constant), which the
+    first seeds follow; without it, the ranking the relevance floor is calibrated on.
+    """
+
+    def __call__(
+        self, question: str, limit: int, families: Sequence[str], *, as_search: bool = False
+    ) -> Sequence[SeedHit]: ...
 
 
 @dataclass
@@ -129,7 +137,7 @@ def seed_addresses(
     if lean:
         # Folding asks for twice the seeds, as search asks for twice its page: each folded twin frees a place.
         depth = SEARCH_SEEDS if nodes is None else 2 * SEARCH_SEEDS
-        ranking = [hit.address for hit in search(question, depth, SEARCH_FAMILIES)]
+        ranking = [hit.address for hit in search(question, depth, SEARCH_FAMILIES, as_search=True)]
         groups = fold_twins(ranking, nodes) if nodes is not None else [[a] for a in ranking]
         searched = [group[0] for group in groups][:SEARCH_SEEDS]
     if lean:

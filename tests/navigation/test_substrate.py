@@ -36,7 +36,7 @@ class RankedSearch:
         self.ranked = ranked
         self.limits: list[tuple[str, int]] = []
 
-    def __call__(self, question: str, limit: int, families: Sequence[str]) -> list[SeedHit]:
+    def __call__(self, question: str, limit: int, families: Sequence[str], *, as_search: bool = False) -> list[SeedHit]:
         family = families[0] if len(families) == 1 else "fused"  # the ranking `synapse search` returns
         self.limits.append((family, limit))
         hits = list(self.ranked.get(family, ()))[:limit]
@@ -75,7 +75,7 @@ class ScoredSearch:
     def __init__(self, scored: Mapping[str, Sequence[tuple[str, float]]]) -> None:
         self.scored = scored
 
-    def __call__(self, question: str, limit: int, families: Sequence[str]) -> list[SeedHit]:
+    def __call__(self, question: str, limit: int, families: Sequence[str], *, as_search: bool = False) -> list[SeedHit]:
         family = families[0] if len(families) == 1 else "fused"  # no fused ranking unless a test gives one
         return [SeedHit(a, s) for a, s in self.scored.get(family, ())][:limit]
 
