@@ -84,6 +84,30 @@ from synapse_server.language.question import (
     stems,
 )
 from synapse_server.language.text import normalise_words
+from synapse_server.navigation.unit_cues import (
+    AGENT,
+    AGENT_FIELD,
+    CAUSAL,
+    CLAUSE_NEGATIONS,
+    DANGLING,
+    DECISION_CUE,
+    FIELD,
+    FIELD_CLASSES,
+    MEANS,
+    METADATA,
+    OPTIONS_LEAD,
+    PAST,
+    PROBLEM,
+    PURPOSE,
+    REASON_ONLY,
+    SUPERSEDED,
+    TIME_WORDS,
+    defines,
+    has_figure,
+    names_value,
+    plain_heading,
+    section_of,
+)
 
 __all__ = ["Choice", "Refusal", "choose"]
 
@@ -102,46 +126,6 @@ class Refusal:
     detail: str
 
 
-SECTIONS = {
-    "decision": "decision|decisions|decision outcome|outcome|chosen option|resolution|the decision|solution",
-    "rationale": "rationale|motivation|reason|reasons|reasoning|justification|positive consequences|pros|benefits|why",
-    "drivers": "decision drivers|drivers|requirements|criteria",
-    "context": "context|background|problem|problem statement|context and problem statement|history",
-    "consequences": "consequences|implications",
-    "drawbacks": "negative consequences|cons|drawbacks|risks",
-    "options": "considered options|options|alternatives|alternatives considered|options considered|"
-    "pros and cons of the options|pros and cons|rejected alternatives",
-    "status": "status",
-}
-"""Heading names by section class; a heading takes the class of its longest matching name."""
-_HEADING_NAMES = sorted(
-    ((name, label) for label, names in SECTIONS.items() for name in names.split("|")),
-    key=lambda pair: -len(pair[0]),
-)
-_CAUSAL = re.compile(
-    r"\b(?:because|since (?!\d)|so that|in order to|to avoid|to prevent|to ensure|to make sure|due to|owing to|"
-    r"as a result|therefore|thus|hence|which means|that is why|which is why|the reason|motivated|otherwise|"
-    r"lets us|allows us|so we)\b|,\s*so\b",
-    re.I,
-)
-_PROBLEM = re.compile(
-    r"\b(?:not|no|never|cannot|could not|unable|fail|fails|failed|failing|broke|broken|break|slow|hard|difficult|"
-    r"error|errors|risk|leak|leaked|expensive|costly|confus\w*|misread\w*|missing|lack\w*|by hand|manual\w*|"
-    r"unavailable|outage\w*)\b",
-    re.I,
-)
-_PAST = re.compile(
-    r"\b(?:historically|previously|originally|formerly|used to|in the past|at the time|at first)\b", re.I
-)
-_SUPERSEDED = re.compile(r"\b(?:superseded|deprecated|rejected|obsolete|replaced by)\b", re.I)
-_TIME_WORDS = frozenset(
-    stem(word)
-    for word in """day days week weeks month months year years quarter hour hours minute minutes morning evening night
-    noon midnight daily weekly monthly annually yearly quarterly monday tuesday wednesday thursday friday saturday
-    sunday january february march april may june july august september october november december end start
-    close open""".split()
-)
-_SPELLED = frozenset("one two three four five six seven eight nine ten twelve twenty hundred thousand million".split())
 _STATUS_RANK = {"grounded": 1, "measured": 1, "inferred": 0}
 
 
@@ -286,36 +270,19 @@ def _candidates(node: RenderNode, units: tuple[Unit, ...]) -> list[_Candidate]:
         if unit.kind == "heading" or not text or not _SAFE_TEXT.match(text):
             continue
         if body[unit.start : unit.end].rstrip().endswith(":") or body[unit.end : unit.end + 1] == ":":
-            options = unit.kind != "item" and bool(_OPTIONS_LEAD.search(text))
+            options = unit.kind != "item" and bool(OPTIONS_LEAD.search(text))
             continue
         if unit.headings not in places:
             path = frozenset().union(*(stems(heading) for heading in unit.headings))
-            places[unit.headings] = (title | path, _section(unit.headings))
+            places[unit.headings] = (title | path, section_of(unit.headings))
         context, section = places[unit.headings]
         own = stems(text)
         if statement is None:
             statement = own
-        elif unit.kind == "item" and _FIELD.match(text):
+        elif unit.kind == "item" and FIELD.match(text):
             context = context | statement  # a field (``reason: …``) is about the statement its record opens with
         found.append(_Candidate(unit, "options" if options else section, own | context, own, context))
     return found
-
-
-_OPTIONS_LEAD = re.compile(
-    r"\b(?:options?|alternatives?|approaches|choices|candidates|possibilities)\b|"
-    r"\bwe (?:discussed|considered|looked at|evaluated|compared)\b",
-    re.I,
-)
-
-
-def _section(headings: tuple[str, ...]) -> str | None:
-    """The class of the innermost heading that has one (see :data:`SECTIONS`), else None."""
-    for heading in reversed(headings):
-        name = _plain_heading(heading)
-        for key, label in _HEADING_NAMES:
-            if name == key or name.startswith((key + " ", key + ":")):
-                return label
-    return None
 
 
 _DISCLOSED = re.compile(r"\bis (?:partly )?superseded by\b|\bis not current \(status: ")
@@ -331,15 +298,10 @@ def _replaced(render: Render) -> frozenset[str]:
 def _superseded(units: tuple[Unit, ...]) -> bool:
     """Whether the document says it is superseded: under a Status heading, or on a ``Status:`` line."""
     for unit in units:
-        section = _plain_heading(unit.headings[-1]) if unit.headings else ""
-        if (section == "status" or unit.text.lower().startswith("status")) and _SUPERSEDED.search(unit.text):
+        section = plain_heading(unit.headings[-1]) if unit.headings else ""
+        if (section == "status" or unit.text.lower().startswith("status")) and SUPERSEDED.search(unit.text):
             return True
     return False
-
-
-def _plain_heading(heading: str) -> str:
-    """A heading without its numbering and case: ``"2. Decision Outcome"`` reads ``"decision outcome"``."""
-    return re.sub(r"^[\W\d_]+", "", heading).strip().lower()
 
 
 def _required(question: Question, documents: list[frozenset[str]]) -> tuple[str, ...]:
@@ -366,15 +328,15 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
         return False
     section = _class(node, candidate)
     text = candidate.unit.text
-    if question.form == "why" and (section not in _WHY_SECTIONS or _DANGLING.search(text)):
+    if question.form == "why" and (section not in _WHY_SECTIONS or DANGLING.search(text)):
         return False  # "Chosen option: X, because" whose reasons follow as a list gives no reason itself
     if section == "options" and not question.about_options:
         return False
-    agent_line = question.asked == "person" and bool(_AGENT_FIELD.match(text))  # "author: Kevin Kelly"
+    agent_line = question.asked == "person" and bool(AGENT_FIELD.match(text))  # "author: Kevin Kelly"
     describes = section in ("context", "status", "drivers") and question.form in _VALUE_FORMS
     if describes and question.temporal != "past" and not agent_line:
         return False
-    if question.form != "why" and _REASON_ONLY.match(text):
+    if question.form != "why" and REASON_ONLY.match(text):
         return False  # "Because …" is a reason, not a value or a way
     if question.choice and not _decision_line(section, text):
         return False
@@ -385,8 +347,8 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
     if question.form == "yes-no" and not all(key in candidate.own for key in required):
         return False
     words = set(normalise_words(text))
-    cause = _CAUSAL.search(text)
-    negated = bool(set(normalise_words(text[: cause.start()] if cause else text)) & _CLAUSE_NEGATIONS)  # not a reason's
+    cause = CAUSAL.search(text)
+    negated = bool(set(normalise_words(text[: cause.start()] if cause else text)) & CLAUSE_NEGATIONS)  # not a reason's
     if question.negated and not negated:
         return False
     if question.form == "why" and negated and not question.negated and _decision_line(section, text):
@@ -396,49 +358,39 @@ def _eligible(question: Question, required: tuple[str, ...], node: RenderNode, c
     if any(quantifier not in words for quantifier in question.quantifiers):
         return False
     if question.form == "why":
-        if section in ("rationale", "drivers") or _CAUSAL.search(text):
+        if section in ("rationale", "drivers") or CAUSAL.search(text):
             return True
-        return section in ("context", "consequences") and bool(_PROBLEM.search(text))
+        return section in ("context", "consequences") and bool(PROBLEM.search(text))
     if question.form == "yes-no":
         return True
-    if question.form == "how-much" and not _has_figure(words, text):
+    if question.form == "how-much" and not has_figure(words, text):
         return False
-    if _asks_value(question) and _has_figure(words, text) and question.label not in candidate.own:
+    if _asks_value(question) and has_figure(words, text) and question.label not in candidate.own:
         return False  # a figure labelled with another quantity
-    if question.asked == "time" and not (_has_figure(words, text) or candidate.own & _TIME_WORDS):
+    if question.asked == "time" and not (has_figure(words, text) or candidate.own & TIME_WORDS):
         return False
-    if question.form == "what" and question.asked not in _UNNAMED and not _names_value(text, question):
+    if question.form == "what" and question.asked not in _UNNAMED and not names_value(text, question):
         return False
     if question.subject and not (
-        _defines(text, question.subject) or (_has_figure(words, text) and set(question.subject_words) <= candidate.own)
+        defines(text, question.subject) or (has_figure(words, text) and set(question.subject_words) <= candidate.own)
     ):
         return False  # "what is X?" is answered by a definition of X, not by a sentence that mentions X
-    if question.purpose and not _PURPOSE.search(text):
+    if question.purpose and not PURPOSE.search(text):
         return False
-    if question.form == "how" and not _decision_line(section, text) and not _MEANS.search(text):
+    if question.form == "how" and not _decision_line(section, text) and not MEANS.search(text):
         return False  # outside a decision, a how-question asks for a way: by, with, using, when, if …
-    if question.asked == "person" and not (_AGENT.search(text) or _said_verb(question, text)):
+    if question.asked == "person" and not (AGENT.search(text) or _said_verb(question, text)):
         return False  # "who wrote X?" needs an agent ("by", "author") or the verb, not a sentence naming X
     said = {stem(word) for word in normalise_words(question.text)}
-    field = _FIELD.match(text)
+    field = FIELD.match(text)
     value = text[field.end() :] if field else text  # a field's label is not news: "categories: Books" says "Books"
     if _decision_line(section, text) or field:
         return bool(content_stems(value) - said)  # a record's title restates its own fields and decision
     return bool(content_stems(value) - said - candidate.place)
 
 
-_CLAUSE_NEGATIONS = NEGATIONS - {"non"}
-"""Words that negate a clause; ``non-`` negates the noun it prefixes ("non-perishable purchases"), so a
-definition holding it is not a negated statement."""
 _VALUE_FORMS = frozenset({"what", "how-much", "how"})
 """Forms whose answer is the current state: a Context or Status unit describes the problem or the record."""
-_DECISION_CUE = re.compile(
-    r"\b(?:we will|we'll|we shall|we are going to|we decided|we have decided|we've decided|we chose|we choose|"
-    r"we have chosen|we picked|we selected|we went with|we go with|we adopt|we adopted|we use|chosen option|"
-    r"decided to|decision is|(?:is|was|has been|have been) (?:chosen|selected|adopted|picked))\b",
-    re.I,
-)
-"""A sentence that states a choice, wherever it sits: "We will …", "Chosen option: …", "X was chosen"."""
 _MEASURES = frozenset(stem(word) for word in MEASURE_NOUNS)
 
 
@@ -460,108 +412,21 @@ def _class(node: RenderNode, candidate: _Candidate) -> str | None:
     except its metadata lines (``Date: …``, ``Deciders: …``), which count as its status. A labelled field
     (``reason: …``, ``alternatives: …``, the way memdsl declarations and properties read) takes its
     label's class."""
-    if _METADATA.match(candidate.unit.text):
+    if METADATA.match(candidate.unit.text):
         return "status"
-    field = _FIELD.match(candidate.unit.text)
-    if field and (label := _FIELD_CLASSES.get(field.group(1).casefold())):
+    field = FIELD.match(candidate.unit.text)
+    if field and (label := FIELD_CLASSES.get(field.group(1).casefold())):
         return label
     return candidate.section or ("decision" if node.type == "decision" and not candidate.unit.headings else None)
 
 
 def _decision_line(section: str | None, text: str) -> bool:
     """A unit that states what was chosen: under a Decision heading, or a sentence with a choice cue."""
-    return section == "decision" or bool(_DECISION_CUE.search(text))
-
-
-_METADATA = re.compile(
-    r"^\s*(?:status|date|deciders|decision-makers|technical story|consulted|informed|authors?|tags?|proposed by|"
-    r"parent|grand_parent|nav_order|layout|permalink|has_children)\s*:",
-    re.I,
-)
-_FIELD = re.compile(r"^\s*([A-Za-z][\w ]{0,30}?)\s*(?:\([^)]*\))?\s*:\s")
-_FIELD_CLASSES = {
-    **dict.fromkeys(("reason", "reasons", "rationale", "why", "motivation", "because", "justification"), "rationale"),
-    **dict.fromkeys(("alternatives", "alternative", "options", "considered", "rejected"), "options"),
-    **dict.fromkeys(
-        ("status", "scope", "subject", "kind", "supersedes", "superseded by", "conflicts with", "aliases", "id",
-         "canonical name", "evidence", "source", "tags", "created", "updated", "horizon", "confidence",
-         "categories", "category", "type", "cover", "last"),
-        "status",
-    ),
-}  # fmt: skip
-"""Field labels that place a ``label: value`` unit in a section: a memdsl ``reason:`` is a rationale."""
-_DANGLING = re.compile(r"\b(?:because|since|so that|due to)\W*$", re.I)
-_REASON_ONLY = re.compile(r"^\W*(?:because|since|so that|due to)\b", re.I)
-
-
-def _names_value(text: str, question: Question) -> bool:
-    """Whether ``text`` names a value or an entity the question did not: a figure, a capitalised name, or,
-    in a decision line, a quoted name (``Chosen option: "Use an asterisk"``) holding a content word the
-    question did not say."""
-    said = {word.casefold() for word in re.findall(r"[^\W_][\w.+-]*", question.text)}
-    for index, match in enumerate(re.finditer(r"[^\W_][\w.+/-]*", text)):
-        token = match.group()
-        if any(char.isdigit() for char in token):
-            return True
-        if index > 0 and token[0].isupper() and token.casefold() not in said:
-            return True
-    if not _DECISION_CUE.search(text):
-        return False
-    asked = {stem(word) for word in said}
-    return any(content_stems("".join(match.groups(""))) - asked for match in _QUOTED.finditer(text))
-
-
-_QUOTED = re.compile(r'"([^"]{1,80})"|\u201c([^\u201d]{1,80})\u201d|`([^`]{1,80})`')
-
-
-_COPULA_WORDS = frozenset({"is", "are", "means", "mean", "refers", "stands", "denotes"})
-
-
-def _defines(text: str, subject: tuple[str, ...]) -> bool:
-    """Whether ``text`` defines the subject: its words before the first copula (or colon) hold all of it."""
-    head = re.split(r":\s", text, maxsplit=1)[0] if ":" in text[:80] else text
-    words = normalise_words(head)
-    cut = next((at for at, word in enumerate(words) if word in _COPULA_WORDS), None)
-    if cut is None and head == text:
-        return False
-    before = {stem(word) for word in words[: cut if cut is not None else len(words)]}
-    return all(key in before for key in subject)
-
-
-_PURPOSE = re.compile(
-    r"\b(?:used (?:by|for|to|in)|in order to|so that|serves?|purposes?|allows?|lets|enables?)\b", re.I
-)
-_MEANS = re.compile(
-    r"\b(?:by|with|using|via|through|when|whenever|if|as|once|then|first|after|before|until|unless)\b|"
-    r"\b(?:run|install|call|set|add|use|write|create|configure)\b",
-    re.I,
-)
-_AGENT = re.compile(
-    r"\b(?:by|authors?|owners?|owns|maintainers?|maintains|maintained|led|leads|responsible|deciders?|"
-    r"written|wrote|created)\b",
-    re.I,
-)
-
-
-_AGENT_FIELD = re.compile(r"^\s*(?:authors?|deciders?|decision-makers|owners?|maintainers?|proposed by)\s*:", re.I)
-"""A metadata line that names who: it answers a who-question though it is no statement of the record's."""
+    return section == "decision" or bool(DECISION_CUE.search(text))
 
 
 def _said_verb(question: Question, text: str) -> bool:
     return question.verb is not None and stem(question.verb) in stems(text)
-
-
-def _has_figure(words: set[str], text: str | None = None) -> bool:
-    """A number or a spelled one; given the raw ``text``, a digit glued to a name (``target_2026``, ``v2``) is
-    part of that name, not a figure."""
-    if words & _SPELLED:
-        return True
-    if not any(any(char.isdigit() for char in word) for word in words):
-        return False
-    return text is None or bool(_FREE_DIGIT.search(text))
-
-
-_FREE_DIGIT = re.compile(r"(?<![A-Za-z_\d])\d")
 
 
 def _currency(question: Question, superseded: bool) -> int:
@@ -577,12 +442,12 @@ def _fitness(question: Question, node: RenderNode, candidate: _Candidate, supers
     """How well the unit's place serves the question, higher first (rule 5)."""
     section = _class(node, candidate)
     text = candidate.unit.text
-    past = bool(_PAST.search(text))
+    past = bool(PAST.search(text))
     if question.form == "why":
-        return _WHY_RANK.get(section, 0), int(bool(_CAUSAL.search(text))), -int(past)
+        return _WHY_RANK.get(section, 0), int(bool(CAUSAL.search(text))), -int(past)
     if question.temporal == "past" and not superseded:
         return (3 if past or section == "context" else 1 if section == "decision" else 0), 0, 0
-    stated = int(question.form == "what" and bool(_DECISION_CUE.search(text)))  # "Chosen option: …" states it
+    stated = int(question.form == "what" and bool(DECISION_CUE.search(text)))  # "Chosen option: …" states it
     return max(_RANK.get(section, 0) - int(past), 0), stated, -int(past)
 
 
