@@ -234,3 +234,13 @@ def test_a_records_file_slug_names_its_topic_like_its_title() -> None:
     view = world(node("mem:adr:0033-ip-ranges", body, title="Networking Outline"))
     assert answered("Which IP range does the Production VPC use?", view) == "Production 10.13.0.0/16"
     assert abstains("Which IP range does the Production VPC use?", world(node("mem:adr:0033-outline", body)))
+
+
+def test_a_reason_field_never_answers_for_a_statement_its_record_does_not_make() -> None:
+    sqlite = "Start Aurora with SQLite for local-first storage.\n\n- reason: Zero-ops, single user, easy backups.\n"
+    view = world(node("mem:mem:aurora.db_sqlite", sqlite, title="decision aurora.db_sqlite"))
+    assert abstains("Why is Aurora migrating to Postgres?", view)
+    postgres = sqlite.replace("Start Aurora with SQLite", "Migrate Aurora to Postgres")
+    assert answered("Why is Aurora migrating to Postgres?", world(node("mem:mem:aurora.db", postgres))).startswith(
+        "reason:"
+    )
