@@ -16,10 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped, Tether, TetherKind
+from adapters.file_memo import FileMemo
 from adapters.frontmatter import MAX_BODY_BYTES, Record, StoreFileError, capped_body, parse_front_matter, read_text
 from adapters.ids import BadAddress, check_address, check_file_id, check_id, make_address, path_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside, under
@@ -79,14 +81,19 @@ class _Entry:
 
 
 class MemoryAdapter:
-    """Loads every entry of one memory store; a malformed entry is a diagnostic, never a failure."""
+    """Loads every entry of one memory store; a malformed entry is a diagnostic, never a failure.
+
+    ``memo`` (a :class:`FileMemo` made from the previous load's) lets a reload parse only the entry files
+    that changed and keep the nodes whose entry, children and mirrored edges are the same.
+    """
 
     family: Family = "memory"
 
-    def __init__(self, memory_dir: Path, workspace_root: Path, code_name: str) -> None:
+    def __init__(self, memory_dir: Path, workspace_root: Path, code_name: str, memo: FileMemo | None = None) -> None:
         self.memory_dir = under(workspace_root, memory_dir)
         self.workspace_root = workspace_root
         self.code_name = code_name
+        self.memo = FileMemo() if memo is None else memo
 
     def load(self) -> LoadResult:
         diagnostics: list[Diagnostic] = []
@@ -117,16 +124,24 @@ class MemoryAdapter:
         return LoadResult(nodes, tuple(diagnostics), files_read=len(entries), skipped=tuple(skipped))
 
     def _read(self, path: Path, diagnostics: list[Diagnostic], skipped: list[Skipped]) -> _Entry | None:
+        entry, warnings, dropped = self.memo.parse(path, lambda: self._parse(path))
+        diagnostics.extend(warnings)
+        skipped.extend(dropped)
+        return entry
+
+    def _parse(self, path: Path) -> tuple[_Entry | None, tuple[Diagnostic, ...], tuple[Skipped, ...]]:
+        """One entry file on its own: the entry (None when unusable), its diagnostics and its skip."""
         shown = display_path(path, self.workspace_root)
+        diagnostics: list[Diagnostic] = []
+        skipped: list[Skipped] = []
         try:
             doc = parse_front_matter(read_text(path, shown), shown)
             body = capped_body(doc.body, shown, doc.body_line, doc.record.warnings)
             entry = self._entry(doc.record, body, doc.body_line, path.stem)
         except StoreFileError as exc:
             drop(exc.diagnostic, diagnostics, skipped)
-            return None
-        diagnostics.extend(doc.record.warnings)
-        return entry
+            return None, tuple(diagnostics), tuple(skipped)
+        return entry, tuple(doc.record.warnings), ()
 
     def _entry(self, rec: Record, body: str, body_line: int, stem: str) -> _Entry:
         ident = _ident(rec)
@@ -195,13 +210,14 @@ class MemoryAdapter:
             for rel, dst in entry.supersession:
                 if dst in entries and dst != entry.address:
                     mirrored.setdefault(dst, []).append(Edge(dst, entry.address, _SUPERSESSION[rel]))
-        nodes = [
-            self._node(entry, sorted(children.get(entry.address, ())), mirrored.get(entry.address, ()))
-            for entry in entries.values()
-        ]
+        nodes = []
+        for entry in entries.values():
+            kids, mirror = tuple(sorted(children.get(entry.address, ()))), tuple(mirrored.get(entry.address, ()))
+            build = partial(self._node, entry, kids, mirror)
+            nodes.append(self.memo.derive(entry.address, (entry, kids, mirror, self.code_name), build))
         return tuple(sorted(nodes, key=lambda node: node.address))
 
-    def _node(self, entry: _Entry, children: list[str], mirrored: Sequence[Edge] = ()) -> Node:
+    def _node(self, entry: _Entry, children: Sequence[str], mirrored: Sequence[Edge] = ()) -> Node:
         src = entry.address
         edges: list[Edge] = []
         if entry.parent is not None:

@@ -16,10 +16,12 @@ files of a federated project must stay inside their federated root.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from adapters.base import Diagnostic, Edge, Family, LoadResult, Node, Skipped, Tether, TetherKind
+from adapters.file_memo import FileMemo
 from adapters.frontmatter import Record, StoreFileError, capped_body, parse_front_matter, read_text
 from adapters.ids import BadAddress, check_address, check_id, make_address, path_address
 from adapters.paths import (
@@ -75,8 +77,11 @@ class ZettelkastenAdapter:
         federation: dict[str, Path],
         workspace_root: Path,
         code_name: str | None = None,
+        memo: FileMemo | None = None,
     ) -> None:
         self.zk_root = under(workspace_root, zk_root)
+        # Each note file's parse, kept for the next load (a source reads a second file, so it is never kept).
+        self.memo = FileMemo() if memo is None else memo
         self.projects = projects
         self.federation = {alias: under(workspace_root, root) for alias, root in federation.items()}
         self.workspace_root = workspace_root
@@ -195,15 +200,11 @@ class ZettelkastenAdapter:
         for path, reason in refused + refused_sources:
             drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diags, skipped)
         for path in notes:
-            shown = display_path(path, self.workspace_root)
-            try:
-                doc = parse_front_matter(read_text(path, shown), shown)
-                body = capped_body(doc.body, shown, doc.body_line, doc.record.warnings)
-                node, made = _note_node(doc.record, body, doc.body_line, path.stem, project.key, self.code_name)
-            except StoreFileError as exc:
-                drop(exc.diagnostic, diags, skipped)
+            node, made, found = self.memo.parse(path, partial(self._parse_note, path, project.key))
+            if node is None:
+                drop(found[0], diags, skipped)
                 continue
-            diags.extend(doc.record.warnings)
+            diags.extend(found)
             if _admit(node, nodes, diags, skipped):
                 refs.extend(made)
         for path in sources:
@@ -214,6 +215,18 @@ class ZettelkastenAdapter:
                 continue
             diags.extend(warnings)
             _admit(node, nodes, diags, skipped)
+
+    def _parse_note(self, path: Path, project: str) -> tuple[Node | None, tuple[_Ref, ...], tuple[Diagnostic, ...]]:
+        """One note file on its own: its node, the references it makes and its warnings; or no node and the
+        one diagnostic that made the file unusable."""
+        shown = display_path(path, self.workspace_root)
+        try:
+            doc = parse_front_matter(read_text(path, shown), shown)
+            body = capped_body(doc.body, shown, doc.body_line, doc.record.warnings)
+            node, made = _note_node(doc.record, body, doc.body_line, path.stem, project, self.code_name)
+        except StoreFileError as exc:
+            return None, (), (exc.diagnostic,)
+        return node, tuple(made), tuple(doc.record.warnings)
 
 
 def _admit(node: Node, nodes: dict[str, Node], diags: list[Diagnostic], skipped: list[Skipped]) -> bool:

@@ -20,11 +20,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from adapters.base import Family, LoadResult, Node
 from adapters.code import CodeAdapter
+from adapters.file_memo import FileMemo
 from adapters.memory import MemoryAdapter
 from adapters.paths import display_path
 from adapters.runs import RunsAdapter
@@ -69,6 +70,8 @@ class StoreLoad:
     result: LoadResult
     failure: LoadFailure | None = None
     source: SourceConfig | None = None
+    memo: FileMemo | None = field(default=None, compare=False, repr=False)
+    """The per-file parses this load made, for the next load of the same store (:class:`FileMemo`)."""
 
     @property
     def label(self) -> str:
@@ -87,6 +90,15 @@ class Reuse:
 
     previous: Mapping[str, StoreLoad]
     changed: frozenset[str]
+
+    def memo(self, label: str) -> FileMemo:
+        """A memo for reading ``label`` again that reuses the earlier load's parses of unchanged files.
+
+        A changed config may move a store or rename its projects, which a file's parse depends on: then
+        every file is parsed again.
+        """
+        store = None if CONFIG_PART in self.changed else self.previous.get(label)
+        return FileMemo(None if store is None else store.memo)
 
     def get(self, label: str, inputs: Iterable[str]) -> StoreLoad | None:
         """The earlier load of ``label`` if none of ``inputs`` changed, else None (read it again)."""
@@ -119,8 +131,9 @@ def load_each(
         source: SourceConfig | None = None,
         inputs: Iterable[Path | str] = (),
         reusable: bool = True,
+        memo: FileMemo | None = None,
     ) -> StoreLoad:
-        store = StoreLoad(kind, family, folder, wildcard, LoadResult(()), source=source)
+        store = StoreLoad(kind, family, folder, wildcard, LoadResult(()), source=source, memo=memo)
         earlier = None if reuse is None or not reusable else reuse.get(store.label, [_key(i) for i in inputs])
         if earlier is not None and earlier.source == source:
             return earlier
@@ -129,15 +142,31 @@ def load_each(
     def shown(folder: Path) -> str:
         return display_path(folder, ws.root)
 
+    def memo(kind: str, folder: Path) -> FileMemo:
+        return FileMemo() if reuse is None else reuse.memo(f"{kind} {shown(folder)}")
+
     if "memory" in wanted:
-        memory = MemoryAdapter(ws.memory_dir, ws.root, ws.code_name)
+        memory = MemoryAdapter(ws.memory_dir, ws.root, ws.code_name, memo("memory", ws.memory_dir))
         loads.append(
-            guarded("memory", "memory", shown(ws.memory_dir), "mem:tree:*", memory.load, None, [ws.memory_dir])
+            guarded(
+                "memory",
+                "memory",
+                shown(ws.memory_dir),
+                "mem:tree:*",
+                memory.load,
+                None,
+                [ws.memory_dir],
+                memo=memory.memo,
+            )
         )
     if "zk" in wanted:
-        zk = ZettelkastenAdapter(ws.zettelkasten_dir, None, ws.federation_dirs, ws.root, ws.code_name)
+        zk_memo = memo("zettelkasten", ws.zettelkasten_dir)
+        zk = ZettelkastenAdapter(ws.zettelkasten_dir, None, ws.federation_dirs, ws.root, ws.code_name, zk_memo)
         zk_inputs = [ws.zettelkasten_dir, *ws.federation_dirs.values()]
-        loads.append(guarded("zettelkasten", "zk", shown(ws.zettelkasten_dir), "zk:all:*", zk.load, None, zk_inputs))
+        zk_load = guarded(
+            "zettelkasten", "zk", shown(ws.zettelkasten_dir), "zk:all:*", zk.load, None, zk_inputs, memo=zk_memo
+        )
+        loads.append(zk_load)
     if "data" in wanted:
         runs = RunsAdapter(ws.runs_dir, ws.root, ws.code_dir if (ws.code_dir / ".git").exists() else None)
         loads.append(

@@ -1,0 +1,121 @@
+"""A reload after one edited file parses that file alone, and still equals a full load of the edited files.
+
+The stores keep each file's parse under its stat stamp (:class:`adapters.file_memo.FileMemo`); these pin
+what may be reused and, for each shortcut, the misreading it must not make: a file whose meaning reads
+another file, a node whose children live in other files, a config that renames what a file means.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from adapters.file_memo import FileMemo
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.freshness import Freshness, changed_parts
+from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.stores import Stores
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return make_demo(tmp_path / "demo")
+
+
+def _memo(stores: Stores, kind: str) -> FileMemo:
+    memo = next(load.memo for load in stores.loads if load.kind == kind)
+    assert memo is not None
+    return memo
+
+
+def _reload(root: Path, earlier: Stores, before: Freshness) -> Stores:
+    workspace = load_workspace(root)
+    return earlier.reload(workspace, changed_parts(before.parts, Freshness(workspace, watch=False).parts))
+
+
+def _load(root: Path) -> tuple[Stores, Freshness]:
+    workspace = load_workspace(root)
+    return Stores.load(workspace), Freshness(workspace, watch=False)
+
+
+def _same_as_full_load(stores: Stores, root: Path) -> None:
+    full = Stores.load(load_workspace(root))
+    assert list(stores.nodes.values()) == list(full.nodes.values())
+    assert stores.diagnostics == full.diagnostics
+
+
+def test_one_edited_memory_entry_is_the_only_file_parsed_again(root: Path) -> None:
+    earlier, before = _load(root)
+    entries = len(_memo(earlier, "memory"))
+    path = root / ".memory" / "tree" / "deci-e17103e8.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\nA line written after the load.\n", encoding="utf-8")
+    reloaded = _reload(root, earlier, before)
+    memo = _memo(reloaded, "memory")
+    assert (memo.parsed, memo.hits) == (1, entries - 1)
+    assert "A line written after the load." in reloaded.nodes["mem:tree:deci-e17103e8"].body
+    untouched = [a for a, n in earlier.nodes.items() if n.family == "memory" and a != "mem:tree:deci-e17103e8"]
+    assert untouched and all(reloaded.nodes[a] is earlier.nodes[a] for a in untouched)
+    _same_as_full_load(reloaded, root)
+
+
+def test_a_moved_parent_rebuilds_both_parents_children_though_their_files_did_not_change(root: Path) -> None:
+    earlier, before = _load(root)
+    child = next(n for n in earlier.nodes.values() if n.family == "memory" and n.meta.get("parent"))
+    old_parent = f"mem:tree:{child.meta['parent']}"
+    new_parent = next(
+        a for a, n in earlier.nodes.items() if n.family == "memory" and a not in (old_parent, child.address)
+    )
+    path = root / str(child.path)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(f"parent: {child.meta['parent']}", f"parent: {new_parent.split(':')[-1]}", 1))
+    reloaded = _reload(root, earlier, before)
+    assert _memo(reloaded, "memory").parsed == 1
+    assert child.address not in {e.dst for e in reloaded.nodes[old_parent].edges if e.rel == "child"}
+    assert child.address in {e.dst for e in reloaded.nodes[new_parent].edges if e.rel == "child"}
+    _same_as_full_load(reloaded, root)
+
+
+def test_a_source_whose_cached_text_changed_is_read_again_though_its_record_did_not(root: Path) -> None:
+    earlier, before = _load(root)
+    text = root / ".zettelkasten" / "execution" / "sources" / "texts" / "moreau-2020.txt"
+    text.write_text(text.read_text(encoding="utf-8") + "\nA paragraph the record never changed for.\n")
+    reloaded = _reload(root, earlier, before)
+    node = reloaded.nodes["zk:execution:moreau-2020"]
+    assert node is not earlier.nodes["zk:execution:moreau-2020"]
+    assert _memo(reloaded, "zettelkasten").parsed == 0  # no note moved: only the source was read again
+    _same_as_full_load(reloaded, root)
+
+
+def test_a_rewrite_that_keeps_size_and_mtime_is_still_seen_by_its_ctime(root: Path) -> None:
+    earlier, before = _load(root)
+    path = next((root / ".zettelkasten" / "research" / "notes").glob("*.md"))
+    st = os.stat(path)
+    text = path.read_text(encoding="utf-8")
+    changed = text.replace("momentum", "MOMENTUM", 1)
+    assert changed != text and len(changed) == len(text)
+    path.write_text(changed, encoding="utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # the mtime set back, as a careless tool might
+    reloaded = _reload(root, earlier, before)
+    assert _memo(reloaded, "zettelkasten").parsed == 1
+    _same_as_full_load(reloaded, root)
+
+
+def test_a_config_edit_parses_every_file_again(root: Path) -> None:
+    earlier, before = _load(root)
+    config = root / ".synapse" / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    reloaded = _reload(root, earlier, before)
+    assert _memo(reloaded, "memory").hits == 0 and _memo(reloaded, "zettelkasten").hits == 0
+    _same_as_full_load(reloaded, root)
+
+
+def test_a_deleted_entry_leaves_no_node_and_the_memo_forgets_it(root: Path) -> None:
+    earlier, before = _load(root)
+    entries = len(_memo(earlier, "memory"))
+    (root / ".memory" / "tree" / "anno-e8f9a0b1.md").unlink()
+    reloaded = _reload(root, earlier, before)
+    assert "mem:tree:anno-e8f9a0b1" not in reloaded.nodes
+    assert len(_memo(reloaded, "memory")) == entries - 1 and _memo(reloaded, "memory").parsed == 0
+    _same_as_full_load(reloaded, root)
