@@ -11,9 +11,10 @@ The stamp is taken *before* the file is read: a write racing the read leaves a
 stamp older than the content, which the next load sees as moved and parses
 again, never the reverse. A file that cannot be stat-ed is parsed and not kept.
 
-Only a parse that depends on nothing but its own file's bytes (and the store's
-fixed settings) may be memoised; a record whose meaning reads another file
-(a zettelkasten source and its cached text) is parsed every time.
+A parse may depend only on its own file's bytes, the store's fixed settings
+and the other files it names through ``reads`` (a zettelkasten source record
+checks that its cached text exists inside the store): any of those moving
+means the file is parsed again.
 
 :meth:`FileMemo.derive` keeps values computed from several parses (a memory
 entry's node needs its children, found across files): the value is reused
@@ -23,7 +24,7 @@ while its inputs are the same objects or equal values.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,6 +32,16 @@ __all__ = ["FileMemo"]
 
 T = TypeVar("T")
 _Stamp = tuple[int, int, int, int]
+_Kept = tuple[_Stamp, Any, tuple[tuple[str, "_Stamp | None"], ...]]
+"""A file's stamp, its parse, and the other files that parse read with their stamps (None: absent)."""
+
+
+def _stamp(path: str) -> _Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 class FileMemo:
@@ -39,32 +50,36 @@ class FileMemo:
     __slots__ = ("_derived", "_earlier_derived", "_earlier_files", "_files", "hits", "parsed")
 
     def __init__(self, earlier: FileMemo | None = None) -> None:
-        self._earlier_files: dict[str, tuple[_Stamp, Any]] = {} if earlier is None else earlier._files
+        self._earlier_files: dict[str, _Kept] = {} if earlier is None else earlier._files
         self._earlier_derived: dict[Hashable, tuple[tuple[Any, ...], Any]] = {} if earlier is None else earlier._derived
         if earlier is not None:  # the earlier memo's own predecessor is never read again: let it go
             earlier._earlier_files, earlier._earlier_derived = {}, {}
-        self._files: dict[str, tuple[_Stamp, Any]] = {}
+        self._files: dict[str, _Kept] = {}
         self._derived: dict[Hashable, tuple[tuple[Any, ...], Any]] = {}
         self.hits = 0
         self.parsed = 0
 
-    def parse(self, path: Path, parse: Callable[[], T]) -> T:
-        """``parse()``'s result for ``path``: the earlier load's while the file's stamp is unchanged."""
+    def parse(self, path: Path, parse: Callable[[], T], reads: Callable[[T], Iterable[Path]] | None = None) -> T:
+        """``parse()``'s result for ``path``: the earlier load's while the file's stamp is unchanged.
+
+        ``reads`` names the other files a parse's result depends on (a source record's cached text: whether
+        it exists, where it resolves); their stamps, or their absence, must be unchanged too.
+        """
         key = os.fspath(path)
-        try:
-            st = os.stat(key)
-        except OSError:
+        stamp = _stamp(key)
+        if stamp is None:
             self.parsed += 1
             return parse()  # the parse reports what is wrong with it; nothing is kept
-        stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
         earlier = self._earlier_files.get(key)
-        if earlier is not None and earlier[0] == stamp:
+        if earlier is not None and earlier[0] == stamp and all(_stamp(p) == s for p, s in earlier[2]):
             value: T = earlier[1]
+            depends = earlier[2]
             self.hits += 1
         else:
             value = parse()
+            depends = tuple((os.fspath(p), _stamp(os.fspath(p))) for p in (reads(value) if reads else ()))
             self.parsed += 1
-        self._files[key] = (stamp, value)
+        self._files[key] = (stamp, value, depends)
         return value
 
     def derive(self, key: Hashable, inputs: tuple[Any, ...], build: Callable[[], T]) -> T:

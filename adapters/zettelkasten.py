@@ -80,7 +80,7 @@ class ZettelkastenAdapter:
         memo: FileMemo | None = None,
     ) -> None:
         self.zk_root = under(workspace_root, zk_root)
-        # Each note file's parse, kept for the next load (a source reads a second file, so it is never kept).
+        # Each note's and source record's parse, kept for the next load (see FileMemo).
         self.memo = FileMemo() if memo is None else memo
         self.projects = projects
         self.federation = {alias: under(workspace_root, root) for alias, root in federation.items()}
@@ -208,13 +208,14 @@ class ZettelkastenAdapter:
             if _admit(node, nodes, diags, skipped):
                 refs.extend(made)
         for path in sources:
-            try:
-                node, warnings = read_source(path, project.key, project.containment, self.workspace_root)
-            except StoreFileError as exc:
-                drop(exc.diagnostic, diags, skipped)
+            source, found = self.memo.parse(
+                path, partial(self._parse_source, path, project), partial(_source_reads, path)
+            )
+            if source is None:
+                drop(found[0], diags, skipped)
                 continue
-            diags.extend(warnings)
-            _admit(node, nodes, diags, skipped)
+            diags.extend(found)
+            _admit(source, nodes, diags, skipped)
 
     def _parse_note(self, path: Path, project: str) -> tuple[Node | None, tuple[_Ref, ...], tuple[Diagnostic, ...]]:
         """One note file on its own: its node, the references it makes and its warnings; or no node and the
@@ -227,6 +228,20 @@ class ZettelkastenAdapter:
         except StoreFileError as exc:
             return None, (), (exc.diagnostic,)
         return node, tuple(made), tuple(doc.record.warnings)
+
+    def _parse_source(self, path: Path, project: ZkProject) -> tuple[Node | None, tuple[Diagnostic, ...]]:
+        try:
+            node, warnings = read_source(path, project.key, project.containment, self.workspace_root)
+        except StoreFileError as exc:
+            return None, (exc.diagnostic,)
+        return node, tuple(warnings)
+
+
+def _source_reads(path: Path, parsed: tuple[Node | None, tuple[Diagnostic, ...]]) -> list[Path]:
+    """The cached text a source record names: whether it exists (and where it resolves) is part of its parse."""
+    node = parsed[0]
+    text = node.meta.get("text") if node is not None else None
+    return [path.parent / text] if isinstance(text, str) else []
 
 
 def _admit(node: Node, nodes: dict[str, Node], diags: list[Diagnostic], skipped: list[Skipped]) -> bool:

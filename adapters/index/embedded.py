@@ -11,7 +11,7 @@ committed a sync since (the ``generation`` counter says so).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +19,11 @@ import numpy as np
 from adapters.index import lexical as lexical_channel
 from adapters.index.backend import Filters
 from adapters.index.documents import ChannelHit
-from adapters.index.semantic import VectorMatrix
+from adapters.index.semantic import MatrixRow, VectorMatrix
 from adapters.index.store import Snapshot, Store, is_corruption
+
+_KEYS_PER_QUERY = 500
+"""Bound parameters per lookup, well under SQLite's limit."""
 
 
 class EmbeddedStore(Store):
@@ -45,7 +48,14 @@ class EmbeddedStore(Store):
         return super().snapshot()
 
     def known_vectors(self, keys: Collection[str], model_id: str) -> set[str]:
-        return set()  # the snapshot already lists every stored key
+        """Which of ``keys`` have a stored vector (a full sync's snapshot lists them all; a delta asks here)."""
+        wanted, found = list(keys), set[str]()
+        with self._read():
+            for start in range(0, len(wanted), _KEYS_PER_QUERY):
+                chunk = wanted[start : start + _KEYS_PER_QUERY]
+                marks = ", ".join("?" * len(chunk))
+                found.update(k for (k,) in self.conn.execute(f"SELECT key FROM vectors WHERE key IN ({marks})", chunk))
+        return found
 
     def put_vectors(self, vectors: Mapping[str, np.ndarray], model_id: str) -> None:
         raise NotImplementedError("the embedded store commits vectors together with their rows")
@@ -84,6 +94,32 @@ class EmbeddedStore(Store):
             key, matrix = state
             if isinstance(matrix, VectorMatrix) and isinstance(key, tuple):
                 self._matrix, self._matrix_key = matrix, key
+
+    def advance_state(
+        self, model_id: str, before: int, after: int, written: Sequence[str], removed: Sequence[str]
+    ) -> None:
+        """After a delta sync moved the index from generation ``before`` to ``after`` with only these writes,
+        patch the in-memory vectors instead of loading every one again (any other state is left to reload)."""
+        if self._matrix is None or self._matrix_key != (before, model_id) or self.generation() != after:
+            return
+        rows: list[MatrixRow] = []
+        with self._read():
+            for start in range(0, len(written), _KEYS_PER_QUERY):
+                chunk = list(written[start : start + _KEYS_PER_QUERY])
+                marks = ", ".join("?" * len(chunk))
+                found = self.conn.execute(
+                    "SELECT d.address, d.family, d.project, d.type, v.vec FROM docs d JOIN vectors v"
+                    f" ON v.key = d.vec_key WHERE v.model_id = ? AND d.address IN ({marks})",
+                    (model_id, *chunk),
+                )
+                for address, family, project, kind, blob in found:
+                    vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+                    if vector.shape[0] == self._matrix.dimension:
+                        rows.append((address, vector, family, project, kind))
+        if len(rows) != len(written):
+            self._matrix = None  # a row the patch cannot place: load every vector at the next read
+            return
+        self._matrix, self._matrix_key = self._matrix.patched(removed, rows), (after, model_id)
 
     def is_corruption(self, error: BaseException) -> bool:
         return isinstance(error, sqlite3.DatabaseError) and is_corruption(error)

@@ -35,6 +35,7 @@ from adapters.index.embedder import TextEncoder
 from adapters.index.fusion import RRF_K, rrf
 from adapters.index.settings import IndexSettings, open_store
 from adapters.index.sync import sync as sync_docs
+from adapters.index.sync import sync_delta
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +148,46 @@ class HybridIndex:
             self.last_sync = SyncStats(reused=len(unique), generation=synced.generation, encoder=synced.encoder)
             return self.last_sync
         return self._sync_unique(unique)
+
+    def advance(
+        self, docs: Iterable[IndexDoc], earlier: Sequence[IndexDoc], synced: SyncStats | None, state: object | None
+    ) -> SyncStats:
+        """:meth:`resume` after an edit: write only what differs from ``earlier``, the docs ``synced`` left here.
+
+        While no process has committed since that sync (the generation has not moved) the store holds exactly
+        ``earlier``, so the docs that are not the same objects (or equal values), and the addresses that left,
+        are all there is to write; no snapshot of every row is read. ``state`` is the earlier handle's
+        :meth:`warm_state`: adopted, and patched with the written rows rather than loaded again. Anything
+        else - another writer first, another encoder, no earlier sync - is a full :meth:`sync`.
+        """
+        unique = _unique(docs)
+        generation = self._guard(self._store.generation, lambda: -1)
+        if synced is None or synced.generation != generation or synced.encoder != self.embedder.model_id:
+            return self._sync_unique(unique)
+        self.adopt_state(state)
+        before = {d.address: d for d in earlier}
+        changed = {a: d for a, d in unique.items() if (old := before.get(a)) is not d and old != d}
+        removed = [a for a in before if a not in unique]
+        if not changed and not removed:
+            return self.resume(unique.values(), synced)
+        self._docs = tuple(unique.values())
+        try:
+            stats = sync_delta(
+                self._store, self._lock, self.embedder, before, changed, removed, generation, self.embed_chunk
+            )
+        except Exception as exc:
+            if not self._store.is_corruption(exc):
+                raise
+            stats = None  # the full sync below finds the damage again and rebuilds
+        if stats is None:  # another writer came first, or the cache is damaged: diff everything
+            return self._sync_unique(unique)
+        # Only a store that keeps its vectors in memory (the embedded one) has a state to patch.
+        advance = getattr(self._store, "advance_state", None)
+        if advance is not None and stats.generation is not None:
+            with self._lock:
+                advance(self.embedder.model_id, generation, stats.generation, list(changed), removed)
+        self.last_sync = stats
+        return stats
 
     def search(
         self,

@@ -34,9 +34,20 @@ class _Column:
         codes = np.fromiter((values.setdefault(v, len(values)) for v in items), dtype=np.int32, count=len(items))
         return cls(codes, values)
 
+    def values_of(self, keep: np.ndarray) -> list[str | None]:
+        """The value of each row ``keep`` selects, in row order."""
+        names: list[str | None] = [None] * len(self.values)
+        for value, code in self.values.items():
+            names[code] = value
+        return [names[c] for c in self.codes[keep].tolist()]
+
     def mask(self, wanted: Iterable[str | None]) -> np.ndarray:
         keys = [self.values[v] for v in wanted if v in self.values]
         return np.isin(self.codes, np.asarray(keys, dtype=np.int32))
+
+
+MatrixRow = tuple[str, np.ndarray, str, str | None, str]
+"""One row as a sync writes it: address, unit vector, family, project, type."""
 
 
 class VectorMatrix:
@@ -46,9 +57,9 @@ class VectorMatrix:
         self,
         addresses: Sequence[str],
         vectors: np.ndarray,
-        families: Sequence[str],
+        families: Sequence[str | None],
         projects: Sequence[str | None],
-        types: Sequence[str],
+        types: Sequence[str | None],
     ) -> None:
         if vectors.ndim != 2 or vectors.shape[0] != len(addresses):
             raise ValueError(f"vector matrix shape {vectors.shape} does not match {len(addresses)} addresses")
@@ -69,6 +80,30 @@ class VectorMatrix:
         """Row index of ``address`` (binary search: rows are sorted)."""
         i = bisect.bisect_left(self.addresses, address)
         return i if i < len(self.addresses) and self.addresses[i] == address else None
+
+    def patched(self, dropped: Iterable[str], rows: Sequence[MatrixRow]) -> VectorMatrix:
+        """This matrix less the rows of ``dropped`` and of every address in ``rows``, plus ``rows``.
+
+        What a sync of a few docs changed, applied without reading every vector again; the result equals a
+        fresh load of the same docs (same sorted order, same columns).
+        """
+        gone = {*dropped, *(row[0] for row in rows)}
+        drop = sorted(i for i in map(self.row_of, gone) if i is not None)
+        keep = np.ones(len(self), dtype=bool)
+        keep[drop] = False
+        addresses = [a for a, k in zip(self.addresses, keep.tolist(), strict=True) if k]
+        columns = [c.values_of(keep) for c in (self._families, self._projects, self._types)]
+        vectors = self.vectors[keep] if drop else self.vectors
+        if rows:
+            where = [bisect.bisect_left(addresses, row[0]) for row in rows]
+            order = sorted(range(len(rows)), key=lambda i: (where[i], rows[i][0]))
+            at = [where[i] for i in order]
+            vectors = np.insert(vectors, at, np.stack([rows[i][1] for i in order]), axis=0)
+            for i in reversed(order):  # back to front, so earlier insert positions stay valid
+                addresses.insert(where[i], rows[i][0])
+                for column, value in zip(columns, rows[i][2:], strict=True):
+                    column.insert(where[i], value)
+        return VectorMatrix(addresses, vectors, *columns)
 
     def mask(
         self,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -206,6 +207,52 @@ def sync(
             if races >= ATTEMPTS:
                 raise RuntimeError(f"index sync lost {races} races against concurrent writers; try again")
             log.info("index sync raced another writer (%d); recomputing", races)
+
+
+def sync_delta(
+    store: RetrievalStore,
+    lock: threading.RLock,
+    encoder: TextEncoder,
+    held: Collection[str],
+    changed: dict[str, IndexDoc],
+    removed: list[str],
+    generation: int,
+    embed_chunk: int,
+) -> SyncStats | None:
+    """Write only ``changed`` and ``removed`` into a store known to hold ``held`` at ``generation``.
+
+    The caller knows what the store holds (its own earlier sync, and the generation has not moved since), so
+    no snapshot of every row is read: a reload after one edit costs that edit. Returns None, having written
+    nothing, when another writer moved the generation first; the caller then runs a full :func:`sync`.
+    """
+    model_id = encoder.model_id
+    upserts = [(doc, doc.row_hash(model_id), doc.vector_key(model_id)) for doc in changed.values()]
+    wanted = {key: doc for doc, _, key in upserts}
+    with lock:
+        stored = store.known_vectors(list(wanted), model_id)
+    missing = {key: doc for key, doc in wanted.items() if key not in stored}
+    plan = _Plan(upserts, missing, removed)
+    counts = _Counts()
+    writer = _Writer(store, lock, generation, model_id, set(held), counts, threaded=False)
+    computed: dict[str, np.ndarray] = {}
+    try:
+        _pipeline(plan, Snapshot(generation, {}, stored), encoder, computed, writer, embed_chunk)
+    except BaseException:
+        writer.finish(complete=False)
+        raise
+    writer.finish()
+    if writer.raced:
+        return None
+    reembedded = sum(1 for _, _, key in upserts if key in computed)
+    return SyncStats(
+        counts.added,
+        counts.updated,
+        counts.removed,
+        reembedded,
+        len(held) - len(removed) + counts.added - reembedded,
+        writer.generation,
+        model_id,
+    )
 
 
 def _plan(

@@ -121,7 +121,7 @@ def refresh(warm: Warm, root: Path) -> None:
 
     if warm.freshness is not None and warm.freshness.current():
         return
-    earlier = (warm.preloaded.stores, warm.freshness.parts) if warm.preloaded is not None else None
+    earlier = (warm.preloaded, warm.freshness.parts) if warm.preloaded is not None else None
     _forget(warm)
     if warm.embedder is None:
         return  # warm-up failed: every turn builds its own encoder and reports what went wrong

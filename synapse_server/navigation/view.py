@@ -32,20 +32,50 @@ class Graph:
     nodes: Mapping[str, Node]
     out_edges: Mapping[str, tuple[Edge, ...]]
     in_edges: Mapping[str, tuple[Edge, ...]]
+    own_edges: bool = True
+    """Every edge starts at the node that carries it (what :meth:`updated` needs to re-index a node alone)."""
 
     @classmethod
     def build(cls, nodes: Mapping[str, Node]) -> Graph:
         out: dict[str, list[Edge]] = {}
         inc: dict[str, list[Edge]] = {}
-        for node in nodes.values():
+        own = True
+        for address, node in nodes.items():
             for edge in node.edges:
                 out.setdefault(edge.src, []).append(edge)
                 inc.setdefault(edge.dst, []).append(edge)
+                own = own and edge.src == address
         return cls(
             nodes,
             {k: tuple(sorted(set(v), key=_edge_key)) for k, v in out.items()},
             {k: tuple(sorted(set(v), key=_edge_key)) for k, v in inc.items()},
+            own,
         )
+
+    @classmethod
+    def updated(cls, earlier: Graph, nodes: Mapping[str, Node]) -> Graph:
+        """:meth:`build` of ``nodes``, re-indexing only the nodes that are not the earlier graph's objects.
+
+        After one edited file a reload keeps every other node object, so this costs the edit, not the
+        workspace. It needs every edge to start at the node carrying it (then a node's old edges are exactly
+        what to take out); otherwise, or when much changed, it builds from nothing.
+        """
+        old = earlier.nodes
+        changed = [a for a, n in nodes.items() if old.get(a) is not n]
+        changed += [a for a in old if a not in nodes]
+        if not earlier.own_edges or len(changed) > _UPDATE_MAX:
+            return cls.build(nodes)
+        out, inc = dict(earlier.out_edges), dict(earlier.in_edges)
+        for address in changed:
+            before = old[address].edges if address in old else ()
+            after = nodes[address].edges if address in nodes else ()
+            if any(edge.src != address for edge in after):
+                return cls.build(nodes)
+            _put(out, address, set(after))
+            for dst in {edge.dst for edge in (*before, *after)}:
+                kept = set(inc.get(dst, ())).difference(e for e in before if e.dst == dst)
+                _put(inc, dst, kept.union(e for e in after if e.dst == dst))
+        return cls(nodes, out, inc, True)
 
     def neighbours(self, address: str) -> tuple[str, ...]:
         """Addresses one edge away (either direction) that exist in the graph, deterministic order."""
@@ -74,6 +104,17 @@ class Graph:
 
 def _edge_key(edge: Edge) -> tuple[str, str, str]:
     return (edge.src, edge.rel, edge.dst)
+
+
+def _put(index: dict[str, tuple[Edge, ...]], key: str, edges: set[Edge]) -> None:
+    if edges:
+        index[key] = tuple(sorted(edges, key=_edge_key))
+    else:
+        index.pop(key, None)
+
+
+_UPDATE_MAX = 1000
+"""Above this many changed nodes :meth:`Graph.updated` builds from nothing (it would save little)."""
 
 
 @dataclass(frozen=True, slots=True)

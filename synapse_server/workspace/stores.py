@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -112,6 +112,16 @@ def open_workspace_index(workspace: Workspace, embedder: TextEncoder, cache_dir:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexBasis:
+    """Where the index stood after the sync of an earlier load: its docs, what that sync found, and the
+    index's in-memory read state then (``HybridIndex.warm_state``; None where it keeps none)."""
+
+    docs: Sequence[IndexDoc]
+    synced: SyncStats | None
+    state: object | None
+
+
+@dataclass(frozen=True, slots=True)
 class SourceFailure:
     """An adapter that could not load at all; ``address`` is a wildcard for its store."""
 
@@ -142,7 +152,10 @@ class Stores:
         that moved since this load's fingerprint (:func:`~synapse_server.workspace.freshness.changed_parts`).
         """
         previous = {load.label: load for load in self.loads}
-        return self._merge(workspace, self.families, Reuse(previous, changed))
+        stores = self._merge(workspace, self.families, Reuse(previous, changed))
+        if "index_docs" in self.__dict__:  # the flattened docs of nodes that did not change are kept too
+            object.__setattr__(stores, "_earlier_docs", (self.nodes, self.index_docs))
+        return stores
 
     @classmethod
     def _merge(cls, workspace: Workspace, families: tuple[Family, ...], reuse: Reuse | None) -> Stores:
@@ -184,21 +197,36 @@ class Stores:
         """Every node as the index sees it; built once per load (a forked turn inherits the template's)."""
         from adapters.index import IndexDoc
 
-        return tuple(IndexDoc.from_node(n) for n in self.nodes.values())
+        earlier = self.__dict__.pop("_earlier_docs", None)
+        if earlier is None:
+            return tuple(IndexDoc.from_node(n) for n in self.nodes.values())
+        nodes, docs = earlier
+        kept = {doc.address: doc for node, doc in zip(nodes.values(), docs, strict=True)}
+        return tuple(kept[a] if nodes.get(a) is n else IndexDoc.from_node(n) for a, n in self.nodes.items())
 
     def open_index(
-        self, embedder: TextEncoder, cache_dir: Path | None = None, *, synced: SyncStats | None = None
+        self,
+        embedder: TextEncoder,
+        cache_dir: Path | None = None,
+        *,
+        synced: SyncStats | None = None,
+        earlier: IndexBasis | None = None,
     ) -> HybridIndex:
         """Open the derived index under the cache dir and bring it up to date (content-hash keyed).
 
         ``synced`` is what an earlier sync of this same load found (``HybridIndex.last_sync``): while the
         index has not moved since, the diff over every doc is skipped (:meth:`HybridIndex.resume`).
+        ``earlier`` is where the index stood for the load this one was reloaded from: only the docs that
+        differ are written, and its vectors are patched, not read again (:meth:`HybridIndex.advance`).
         """
         from adapters.index.pg_errors import IndexUnavailable as BackendUnavailable
 
         index = open_workspace_index(self.workspace, embedder, cache_dir)
         try:
-            index.resume(self.index_docs, synced)
+            if earlier is not None:
+                index.advance(self.index_docs, earlier.docs, earlier.synced, earlier.state)
+            else:
+                index.resume(self.index_docs, synced)
         except BackendUnavailable as exc:
             index.close()
             raise IndexUnavailable(exc.message) from None

@@ -1,7 +1,7 @@
 """A reload after one edited file parses that file alone, and still equals a full load of the edited files.
 
 The stores keep each file's parse under its stat stamp (:class:`adapters.file_memo.FileMemo`); these pin
-what may be reused and, for each shortcut, the misreading it must not make: a file whose meaning reads
+what may be reused and, for each shortcut, the misreading it must not make: a record whose parse reads
 another file, a node whose children live in other files, a config that renames what a file means.
 """
 
@@ -84,7 +84,20 @@ def test_a_source_whose_cached_text_changed_is_read_again_though_its_record_did_
     reloaded = _reload(root, earlier, before)
     node = reloaded.nodes["zk:execution:moreau-2020"]
     assert node is not earlier.nodes["zk:execution:moreau-2020"]
-    assert _memo(reloaded, "zettelkasten").parsed == 0  # no note moved: only the source was read again
+    assert _memo(reloaded, "zettelkasten").parsed == 1  # no note moved: only the source was read again
+    _same_as_full_load(reloaded, root)
+
+
+def test_a_source_whose_missing_text_appears_loses_its_dangling_warning_on_reload(root: Path) -> None:
+    record = root / ".zettelkasten" / "execution" / "sources" / "moreau-2020.yaml"
+    text = root / ".zettelkasten" / "execution" / "sources" / "texts" / "moreau-2020.txt"
+    kept = text.read_text(encoding="utf-8")
+    text.unlink()
+    earlier, before = _load(root)
+    assert any(d.code == "dangling-ref" and d.path.endswith("moreau-2020.yaml") for d in earlier.diagnostics)
+    text.write_text(kept, encoding="utf-8")
+    reloaded = _reload(root, earlier, before)
+    assert not any(d.code == "dangling-ref" and d.path.endswith(record.name) for d in reloaded.diagnostics)
     _same_as_full_load(reloaded, root)
 
 
