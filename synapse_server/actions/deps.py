@@ -25,8 +25,8 @@ from synapse_server.host_turns.token import server_secret
 from synapse_server.isolation.runner import WorkerPool
 from synapse_server.models.spec import DEFAULT_SPEC, SERVE_DEFAULT_SPEC
 from synapse_server.workspace.config import Workspace, load_workspace
-from synapse_server.workspace.freshness import Freshness, fingerprint
-from synapse_server.workspace.stores import Stores, make_embedder
+from synapse_server.workspace.freshness import Freshness, changed_parts, fingerprint
+from synapse_server.workspace.stores import IndexBasis, Stores, make_embedder
 
 if TYPE_CHECKING:
     from adapters.index import HybridIndex
@@ -73,6 +73,8 @@ class _Loaded:
     workspace: Workspace
     stores: Stores | None = None
     index: HybridIndex | None = None
+    earlier: _Loaded | None = None
+    """The load this one replaced, until its stores and index have served as the basis of this one's."""
 
 
 class Deps:
@@ -125,10 +127,16 @@ class Deps:
         return self._current().workspace
 
     def stores(self) -> Stores:
+        """The stores as their files are now; after an edit only the files that moved are read again."""
         with self.lock:
             loaded = self._current()
             if loaded.stores is None:
-                loaded.stores = Stores.load(loaded.workspace)
+                earlier = loaded.earlier
+                if earlier is not None and earlier.stores is not None:
+                    changed = changed_parts(earlier.freshness.parts, loaded.freshness.parts)
+                    loaded.stores = earlier.stores.reload(loaded.workspace, changed)
+                else:
+                    loaded.stores = Stores.load(loaded.workspace)
             return loaded.stores
 
     def index(self) -> HybridIndex:
@@ -138,14 +146,16 @@ class Deps:
         and synced under ``index_lock`` alone, so ``get`` and the other store readers never wait for that I/O.
         """
         with self.index_lock:
-            self._close_retired()
             with self.lock:
                 stores = self.stores()
                 loaded = self._current()
                 embedder = self.embedder
                 if loaded.index is not None:
                     return loaded.index
-            index = stores.open_index(embedder)
+                earlier, loaded.earlier = loaded.earlier, None
+            basis = _basis(earlier, stores)  # before the replaced index is closed: its state is the basis
+            self._close_retired()
+            index = stores.open_index(embedder, earlier=basis)
             with self.lock:
                 if self._loaded is loaded:
                     loaded.index = index
@@ -182,7 +192,9 @@ class Deps:
             if loaded is not None:
                 log.info("store files or config changed; reloading the stores")
             workspace = load_workspace(Path(self.settings.root))
-            fresh = _Loaded(Freshness(workspace, watch=self._watch), workspace)
+            fresh = _Loaded(Freshness(workspace, watch=self._watch), workspace, earlier=loaded)
+            if loaded is not None:
+                loaded.earlier = None  # one load back is all a reload needs
             self._replace(fresh)
             return fresh
 
@@ -202,3 +214,21 @@ class Deps:
     def freshness(self) -> Freshness:
         """The current load's freshness check (its ``rescans`` and ``watched`` say what checks cost)."""
         return self._current().freshness
+
+
+def _basis(earlier: _Loaded | None, stores: Stores) -> IndexBasis | None:
+    """Where the replaced load's index stood, for the new one to advance from; None to sync in full.
+
+    Only when the new stores were reloaded from the replaced ones (their unchanged docs are the same objects)
+    and that index synced: its last sync and its read state say what the store holds.
+    """
+    if earlier is None or earlier.stores is None or earlier.index is None or earlier.index.last_sync is None:
+        return None
+    if "index_docs" not in earlier.stores.__dict__:
+        return None
+    try:
+        state = earlier.index.warm_state()
+    except Exception as exc:  # a closed or failing handle: the new index syncs in full instead
+        log.info("earlier index state unavailable (%s); syncing in full", exc)
+        state = None
+    return IndexBasis(earlier.stores.index_docs, earlier.index.last_sync, state)

@@ -143,6 +143,41 @@ def test_a_search_sees_a_new_entry_written_while_the_server_runs(fresh_demo: Pat
         deps.close()
 
 
+def test_the_server_reloads_an_edit_by_parsing_one_file_and_writing_one_document(
+    fresh_demo: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+):
+    from synapse_server.actions.search import SearchParams, search
+
+    deps = _deps(fresh_demo, embedder)
+    try:
+        search(deps, SearchParams(query="liquidity", projects=[]))
+        with deps.index_lock:
+            store_class = type(deps.index().store)
+
+        def every_row(*_: object) -> None:
+            raise AssertionError("a reload after one edit read a snapshot of every row")
+
+        monkeypatch.setattr(store_class, "snapshot", every_row)
+        path = fresh_demo / ".memory" / "tree" / "deci-e17103e8.md"
+        path.write_text(path.read_text(encoding="utf-8") + "\nZebra crossings were priced in.\n", encoding="utf-8")
+        second = search(deps, SearchParams(query="zebra crossings priced", projects=[]))
+        assert second.hits[0].address == "mem:tree:deci-e17103e8"
+        memo = next(load.memo for load in deps.stores().loads if load.kind == "memory")
+        assert memo is not None and memo.parsed == 1
+        with deps.index_lock:
+            synced = deps.index().last_sync
+        assert synced is not None and (synced.added, synced.updated, synced.removed) == (0, 1, 0)
+        monkeypatch.undo()
+        full = Deps(ServerSettings(root=fresh_demo, prespawn=False), embedder=embedder, watch=False)
+        try:
+            assert list(full.stores().nodes.values()) == list(deps.stores().nodes.values())
+            assert search(full, SearchParams(query="zebra crossings priced", projects=[])).hits == second.hits
+        finally:
+            full.close()
+    finally:
+        deps.close()
+
+
 def test_a_single_file_store_is_fingerprinted_and_its_edits_seen(tmp_path: Path):
     from synapse_server.workspace.freshness import _walk
 
