@@ -26,6 +26,7 @@ from synapse_server.isolation.runner import WorkerPool
 from synapse_server.models.spec import DEFAULT_SPEC, SERVE_DEFAULT_SPEC
 from synapse_server.workspace.config import Workspace, load_workspace
 from synapse_server.workspace.freshness import Freshness, changed_parts, fingerprint
+from synapse_server.workspace.gc_pause import collector_paused
 from synapse_server.workspace.stores import IndexBasis, Stores, make_embedder
 
 if TYPE_CHECKING:
@@ -132,11 +133,12 @@ class Deps:
             loaded = self._current()
             if loaded.stores is None:
                 earlier = loaded.earlier
-                if earlier is not None and earlier.stores is not None:
-                    changed = changed_parts(earlier.freshness.parts, loaded.freshness.parts)
-                    loaded.stores = earlier.stores.reload(loaded.workspace, changed)
-                else:
-                    loaded.stores = Stores.load(loaded.workspace)
+                with collector_paused():
+                    if earlier is not None and earlier.stores is not None:
+                        changed = changed_parts(earlier.freshness.parts, loaded.freshness.parts)
+                        loaded.stores = earlier.stores.reload(loaded.workspace, changed)
+                    else:
+                        loaded.stores = Stores.load(loaded.workspace)
             return loaded.stores
 
     def index(self) -> HybridIndex:
@@ -155,7 +157,8 @@ class Deps:
                 earlier, loaded.earlier = loaded.earlier, None
             basis = _basis(earlier, stores)  # before the replaced index is closed: its state is the basis
             self._close_retired()
-            index = stores.open_index(embedder, earlier=basis)
+            with collector_paused():
+                index = stores.open_index(embedder, earlier=basis)
             with self.lock:
                 if self._loaded is loaded:
                     loaded.index = index

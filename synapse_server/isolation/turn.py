@@ -31,6 +31,7 @@ from synapse_server.navigation.timing import Timings, maybe
 from synapse_server.navigation.turn import run_host_turn, run_turn
 from synapse_server.navigation.view import Graph, MissingGap, View
 from synapse_server.workspace.config import Workspace, load_workspace
+from synapse_server.workspace.gc_pause import collector_paused
 from synapse_server.workspace.stores import IndexBasis, Stores
 
 if TYPE_CHECKING:
@@ -173,7 +174,11 @@ class Preloaded:
 
 
 def preload(
-    workspace: Workspace, embedder: TextEncoder, *, earlier: Preloaded | None = None, changed: frozenset[str] = frozenset()
+    workspace: Workspace,
+    embedder: TextEncoder,
+    *,
+    earlier: Preloaded | None = None,
+    changed: frozenset[str] = frozenset(),
 ) -> Preloaded:
     """Load the stores, sync the index and keep what a turn would rebuild; no index handle stays open.
 
@@ -183,19 +188,20 @@ def preload(
     one edit costs about what that edit touched.
     """
     projects = _projects(workspace, None)
-    if earlier is None:
-        stores, basis, graph = Stores.load(workspace), None, None
-    else:
-        stores = earlier.stores.reload(workspace, changed)
-        basis = IndexBasis(earlier.stores.index_docs, earlier.synced, earlier.vectors)
-        graph = earlier.graphs.get(tuple(projects))
-    index = stores.open_index(embedder, earlier=basis)
-    try:
-        synced, vectors = index.last_sync, index.warm_state()
-    finally:
-        index.close()
-    scoped = stores.scoped(projects)
-    built = Graph.build(scoped) if graph is None else Graph.updated(graph, scoped)
+    with collector_paused():
+        if earlier is None:
+            stores, basis, graph = Stores.load(workspace), None, None
+        else:
+            stores = earlier.stores.reload(workspace, changed)
+            basis = IndexBasis(earlier.stores.index_docs, earlier.synced, earlier.vectors)
+            graph = earlier.graphs.get(tuple(projects))
+        index = stores.open_index(embedder, earlier=basis)
+        try:
+            synced, vectors = index.last_sync, index.warm_state()
+        finally:
+            index.close()
+        scoped = stores.scoped(projects)
+        built = Graph.build(scoped) if graph is None else Graph.updated(graph, scoped)
     return Preloaded(stores, synced, vectors, {tuple(projects): built})
 
 

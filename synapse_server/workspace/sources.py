@@ -91,9 +91,13 @@ def _in_repo(path: Path, code_dir: Path) -> str | None:
     return None if relative == "." else relative
 
 
-def collisions(results: Iterable[tuple[str, Iterable[Node]]]) -> list[Diagnostic]:
-    """Two stores or sources that give one address to different files: the later one is not read (an error)."""
-    first: dict[str, str] = {}
+def collisions(results: Iterable[tuple[str, Iterable[Node]]], first: dict[str, str] | None = None) -> list[Diagnostic]:
+    """Two stores or sources that give one address to different files: the later one is not read (an error).
+
+    ``first`` (address -> the file that gave it first) carries on from an earlier call and is updated, so a
+    caller merging stores one by one checks each node once instead of every earlier store's nodes again.
+    """
+    first = {} if first is None else first
     found: list[Diagnostic] = []
     for _, nodes in results:
         for node in nodes:

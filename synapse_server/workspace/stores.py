@@ -162,6 +162,7 @@ class Stores:
         nodes: dict[str, Node] = {}
         diagnostics: list[Diagnostic] = []
         failures: list[SourceFailure] = []
+        owners: dict[str, str] = {}  # address -> the file that gave it first, across the stores merged so far
         loads = load_each(workspace, families, reuse=reuse)
         for load in loads:
             family, result = load.family, load.result
@@ -175,7 +176,7 @@ class Stores:
                 failures.append(
                     SourceFailure(family, load.wildcard, f"{family} store failed to load: {refused[0].code}")
                 )
-            diagnostics.extend(collisions([("", nodes.values()), (family, result.nodes)]))
+            diagnostics.extend(collisions([(family, result.nodes)], owners))
             for node in result.nodes:
                 nodes.setdefault(node.address, node)
         ordered = {a: nodes[a] for a in sorted(nodes)}
