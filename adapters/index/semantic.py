@@ -34,12 +34,14 @@ class _Column:
         codes = np.fromiter((values.setdefault(v, len(values)) for v in items), dtype=np.int32, count=len(items))
         return cls(codes, values)
 
-    def values_of(self, keep: np.ndarray) -> list[str | None]:
-        """The value of each row ``keep`` selects, in row order."""
-        names: list[str | None] = [None] * len(self.values)
-        for value, code in self.values.items():
-            names[code] = value
-        return [names[c] for c in self.codes[keep].tolist()]
+    def patched(self, keep: np.ndarray, at: Sequence[int], values: Sequence[str | None]) -> _Column:
+        """The rows ``keep`` selects, with ``values`` inserted before positions ``at`` (as ``np.insert``)."""
+        mapping = dict(self.values)
+        codes = self.codes[keep]
+        if at:
+            new = np.fromiter((mapping.setdefault(v, len(mapping)) for v in values), dtype=np.int32, count=len(values))
+            codes = np.insert(codes, list(at), new)
+        return _Column(codes, mapping)
 
     def mask(self, wanted: Iterable[str | None]) -> np.ndarray:
         keys = [self.values[v] for v in wanted if v in self.values]
@@ -85,25 +87,41 @@ class VectorMatrix:
         """This matrix less the rows of ``dropped`` and of every address in ``rows``, plus ``rows``.
 
         What a sync of a few docs changed, applied without reading every vector again; the result equals a
-        fresh load of the same docs (same sorted order, same columns).
+        fresh load of the same docs (same sorted order, same columns). Columns are edited as code arrays:
+        rebuilding them value by value cost more than the patch saved at 100k rows.
         """
         gone = {*dropped, *(row[0] for row in rows)}
         drop = sorted(i for i in map(self.row_of, gone) if i is not None)
         keep = np.ones(len(self), dtype=bool)
         keep[drop] = False
-        addresses = [a for a, k in zip(self.addresses, keep.tolist(), strict=True) if k]
-        columns = [c.values_of(keep) for c in (self._families, self._projects, self._types)]
+        addresses = (
+            [a for a, k in zip(self.addresses, keep.tolist(), strict=True) if k] if drop else list(self.addresses)
+        )
+        where = [bisect.bisect_left(addresses, row[0]) for row in rows]
+        order = sorted(range(len(rows)), key=lambda i: (where[i], rows[i][0]))
+        at = [where[i] for i in order]
         vectors = self.vectors[keep] if drop else self.vectors
         if rows:
-            where = [bisect.bisect_left(addresses, row[0]) for row in rows]
-            order = sorted(range(len(rows)), key=lambda i: (where[i], rows[i][0]))
-            at = [where[i] for i in order]
             vectors = np.insert(vectors, at, np.stack([rows[i][1] for i in order]), axis=0)
             for i in reversed(order):  # back to front, so earlier insert positions stay valid
                 addresses.insert(where[i], rows[i][0])
-                for column, value in zip(columns, rows[i][2:], strict=True):
-                    column.insert(where[i], value)
-        return VectorMatrix(addresses, vectors, *columns)
+        placed = [rows[i] for i in order]
+        return VectorMatrix._assembled(
+            addresses,
+            vectors,
+            self._families.patched(keep, at, [row[2] for row in placed]),
+            self._projects.patched(keep, at, [row[3] for row in placed]),
+            self._types.patched(keep, at, [row[4] for row in placed]),
+        )
+
+    @classmethod
+    def _assembled(
+        cls, addresses: list[str], vectors: np.ndarray, families: _Column, projects: _Column, types: _Column
+    ) -> VectorMatrix:
+        matrix = cls.__new__(cls)
+        matrix.addresses, matrix.vectors = addresses, np.ascontiguousarray(vectors, dtype=np.float32)
+        matrix._families, matrix._projects, matrix._types = families, projects, types
+        return matrix
 
     def mask(
         self,

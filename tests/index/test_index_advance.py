@@ -137,3 +137,18 @@ def test_a_patched_matrix_equals_a_fresh_one_wherever_rows_land() -> None:
     for projects_wanted in (["r"], ["p"], []):
         got, want = patched.mask(projects=projects_wanted), fresh.mask(projects=projects_wanted)
         assert got is not None and want is not None and np.array_equal(got, want)
+
+
+def test_a_rewritten_doc_drops_its_old_vector_but_not_one_another_doc_still_uses(tmp_path: Path) -> None:
+    shared = IndexDoc("mem:tree:b", "memory", None, "note", "Same", "same text")
+    docs = [IndexDoc("mem:tree:a", "memory", None, "note", "Same", "same text"), shared]
+    index, _ = _synced(tmp_path / "a", docs)
+    model = index.embedder.model_id
+    old_key = docs[0].vector_key(model)
+    assert index.store.snapshot(model).vector_keys == {old_key}  # one text, one vector, two rows
+    index.sync([replace(docs[0], text="new text"), shared])
+    assert old_key in index.store.snapshot(model).vector_keys  # b still uses it
+    index.sync([replace(docs[0], text="new text")])
+    keys = index.store.snapshot(model).vector_keys
+    assert old_key not in keys and keys == {replace(docs[0], text="new text").vector_key(model)}
+    index.close()
