@@ -9,7 +9,11 @@ load, handed the earlier memo, parses again only the files whose stamp moved.
 
 The stamp is taken *before* the file is read: a write racing the read leaves a
 stamp older than the content, which the next load sees as moved and parses
-again, never the reverse. A file that cannot be stat-ed is parsed and not kept.
+again, never the reverse. A file that cannot be stat-ed is parsed and not kept,
+and so is one whose stamp is younger than :data:`SETTLE_NS` (a second write in
+the same timestamp tick could leave its stamp unchanged). Folder listings are
+kept the same way, by the folder's stamp, which an entry created, removed or
+renamed in it moves.
 
 A parse may depend only on its own file's bytes, the store's fixed settings
 and the other files it names through ``reads`` (a zettelkasten source record
@@ -24,9 +28,13 @@ while its inputs are the same objects or equal values.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from adapters.paths import Listing
 
 __all__ = ["FileMemo"]
 
@@ -34,6 +42,19 @@ T = TypeVar("T")
 _Stamp = tuple[int, int, int, int]
 _Kept = tuple[_Stamp, Any, tuple[tuple[str, "_Stamp | None"], ...]]
 """A file's stamp, its parse, and the other files that parse read with their stamps (None: absent)."""
+
+
+SETTLE_NS = 2_000_000_000
+"""A stamp younger than this (2 s) is not kept: a second write in the same timestamp tick could leave it unchanged.
+
+Filesystem timestamps advance in ticks (a few ms on a local disk, up to 2 s elsewhere). A file (or folder)
+written again within the tick it was read in can keep its stamp, so, as git does with racily clean entries,
+only stamps older than the tick can vouch for content; a fresh one is read again next time, at one file's cost.
+"""
+
+
+def _settled(stamp: _Stamp) -> bool:
+    return max(stamp[0], stamp[1]) < time.time_ns() - SETTLE_NS
 
 
 def _stamp(path: str) -> _Stamp | None:
@@ -79,8 +100,28 @@ class FileMemo:
             value = parse()
             depends = tuple((os.fspath(p), _stamp(os.fspath(p))) for p in (reads(value) if reads else ()))
             self.parsed += 1
-        self._files[key] = (stamp, value, depends)
+        if _settled(stamp) and all(s is None or _settled(s) for _, s in depends):
+            self._files[key] = (stamp, value, depends)
         return value
+
+    def listing(self, directory: Path, scan: Callable[[], Listing]) -> Listing:
+        """``scan()``'s listing of ``directory``, reused while the folder's stamp is unchanged.
+
+        A folder's mtime and ctime move when an entry is created, removed or renamed in it, not when a file
+        in it is edited. A listing that held a symlink (its target can change while the folder does not) or
+        escaped the store is never kept.
+        """
+        key = "\0listing\0" + os.fspath(directory)
+        stamp = _stamp(os.fspath(directory))
+        earlier = self._earlier_files.get(key)
+        if stamp is not None and earlier is not None and earlier[0] == stamp:
+            self._files[key] = earlier
+            listed: Listing = earlier[1]
+            return listed
+        listed = scan()
+        if stamp is not None and not listed[2] and _settled(stamp):
+            self._files[key] = (stamp, listed, ())
+        return listed
 
     def derive(self, key: Hashable, inputs: tuple[Any, ...], build: Callable[[], T]) -> T:
         """``build()``'s result, reused from the earlier load while ``inputs`` are the same (``is`` or ``==``)."""
@@ -90,4 +131,5 @@ class FileMemo:
         return value
 
     def __len__(self) -> int:
-        return len(self._files)
+        """How many files' parses this memo holds (folder listings are not counted)."""
+        return sum(1 for key in self._files if not key.startswith("\0"))

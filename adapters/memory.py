@@ -105,7 +105,7 @@ class MemoryAdapter:
             return LoadResult((), (Diagnostic(shown, 1, "path-escape", f"memory tree {exc.reason}"),))
         if not tree.is_dir():
             return LoadResult((), (Diagnostic(shown, 1, "missing-store", "no memory tree directory", "info"),))
-        files, refused = list_store_files(tree, ".md", self.workspace_root)
+        files, refused = list_store_files(tree, ".md", self.workspace_root, self.memo)
         skipped: list[Skipped] = []
         for path, reason in refused:
             drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diagnostics, skipped)

@@ -13,6 +13,10 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adapters.file_memo import FileMemo
 
 
 class PathEscape(ValueError):
@@ -131,27 +135,38 @@ def display_path(path: Path, workspace_root: Path) -> str:
         return Path(os.path.relpath(absolute, real_root)).as_posix()
 
 
-def list_store_files(directory: Path, suffix: str, root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+Listing = tuple[list[Path], list[tuple[Path, str]], bool]
+"""A folder's accepted entries, its refused ones with the reason, and whether it held a symlink."""
+
+
+def list_store_files(
+    directory: Path, suffix: str, root: Path, memo: FileMemo | None = None
+) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Non-directory entries directly in ``directory`` ending in ``suffix``, sorted by name, plus the refused ones.
 
     A directory entry that resolves outside ``root`` (an escaping symlink) is
     returned in the second list with the reason, for the caller to report. A
     FIFO or device is returned with the files: reading it through
     :func:`read_regular_bytes` reports it as unreadable instead of skipping it silently.
+
+    With ``memo``, a listing of symlink-free entries is reused while the directory's own stamp is unchanged
+    (editing a file does not move it; creating, removing or renaming an entry does).
     """
-    return _listing(directory, root, lambda name: name.endswith(suffix), dirs=False)
+    if memo is None:
+        return _listing(directory, root, lambda name: name.endswith(suffix), dirs=False)[:2]
+    scanned = memo.listing(directory, lambda: _listing(directory, root, lambda name: name.endswith(suffix), dirs=False))
+    return scanned[0], scanned[1]
 
 
 def list_store_dirs(directory: Path, root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Sub-directories of ``directory`` (hidden ones skipped), sorted, plus those refused as escaping ``root``."""
-    return _listing(directory, root, lambda _name: True, dirs=True)
+    return _listing(directory, root, lambda _name: True, dirs=True)[:2]
 
 
-def _listing(
-    directory: Path, root: Path, wanted: Callable[[str], bool], *, dirs: bool
-) -> tuple[list[Path], list[tuple[Path, str]]]:
+def _listing(directory: Path, root: Path, wanted: Callable[[str], bool], *, dirs: bool) -> Listing:
     """The visible entries of ``directory`` that ``wanted`` names and that are (or lead to) directories when
-    ``dirs``, anything else otherwise, sorted by name; plus those refused as escaping ``root``, with the reason.
+    ``dirs``, anything else otherwise, sorted by name; plus those refused as escaping ``root``, with the reason;
+    and whether any entry was a symlink (whose target can move while the directory does not).
 
     Stores hold tens of thousands of files, and resolving each one walks every
     component of its path with an ``lstat``. So the directory is resolved once:
@@ -162,8 +177,9 @@ def _listing(
     """
     accepted: list[Path] = []
     refused: list[tuple[Path, str]] = []
+    linked = False
     if not directory.is_dir():
-        return accepted, refused
+        return accepted, refused, True  # nothing to keep: a folder that appears must be listed
     try:
         resolve_inside(root, directory)
         escape: str | None = None
@@ -185,6 +201,7 @@ def _listing(
             if kind_is_dir == dirs:
                 accepted.append(entry)
             continue
+        linked = True
         try:
             target = resolve_inside(root, entry)
         except PathEscape as exc:
@@ -192,4 +209,4 @@ def _listing(
             continue
         if target.is_dir() if dirs else (target.exists() and not target.is_dir()):
             accepted.append(entry)
-    return accepted, refused
+    return accepted, refused, linked or escape is not None

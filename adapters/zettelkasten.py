@@ -195,8 +195,10 @@ class ZettelkastenAdapter:
         diags: list[Diagnostic],
         skipped: list[Skipped],
     ) -> None:
-        notes, refused = list_store_files(project.directory / "notes", ".md", project.containment)
-        sources, refused_sources = list_store_files(project.directory / "sources", ".yaml", project.containment)
+        notes, refused = list_store_files(project.directory / "notes", ".md", project.containment, self.memo)
+        sources, refused_sources = list_store_files(
+            project.directory / "sources", ".yaml", project.containment, self.memo
+        )
         for path, reason in refused + refused_sources:
             drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diags, skipped)
         for path in notes:

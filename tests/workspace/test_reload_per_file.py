@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters import file_memo
 from adapters.file_memo import FileMemo
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.freshness import Freshness, changed_parts
@@ -20,7 +21,9 @@ from synapse_server.workspace.stores import Stores
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh demo whose files count as settled (written long enough ago to vouch for their content)."""
+    monkeypatch.setattr(file_memo, "SETTLE_NS", 0)
     return make_demo(tmp_path / "demo")
 
 
@@ -131,4 +134,27 @@ def test_a_deleted_entry_leaves_no_node_and_the_memo_forgets_it(root: Path) -> N
     reloaded = _reload(root, earlier, before)
     assert "mem:tree:anno-e8f9a0b1" not in reloaded.nodes
     assert len(_memo(reloaded, "memory")) == entries - 1 and _memo(reloaded, "memory").parsed == 0
+    _same_as_full_load(reloaded, root)
+
+
+def test_a_new_entry_is_listed_though_every_other_listing_and_parse_is_reused(root: Path) -> None:
+    earlier, before = _load(root)
+    text = "---\nid: note-00c0ffee\nkind: note\ntitle: A new note\nparent: root-5e1f0a2b\n---\nFresh text.\n"
+    (root / ".memory" / "tree" / "note-00c0ffee.md").write_text(text, encoding="utf-8")
+    reloaded = _reload(root, earlier, before)
+    assert "mem:tree:note-00c0ffee" in reloaded.nodes and _memo(reloaded, "memory").parsed == 1
+    _same_as_full_load(reloaded, root)
+
+
+def test_a_file_written_within_the_settling_time_is_parsed_again_at_every_reload(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(file_memo, "SETTLE_NS", 3600 * 10**9)  # every file here is younger than an hour
+    earlier, before = _load(root)
+    entries = len(list((root / ".memory" / "tree").glob("*.md")))
+    path = root / ".memory" / "tree" / "deci-e17103e8.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    reloaded = _reload(root, earlier, before)
+    memo = _memo(reloaded, "memory")
+    assert (memo.hits, memo.parsed, len(memo)) == (0, entries, 0)  # nothing vouched for, nothing kept
     _same_as_full_load(reloaded, root)
