@@ -22,7 +22,7 @@ max of calls 2..N, beside the cost a turn paid when it had to start a worker
 from scratch (a fresh template's start to its first forked turn, measured in the
 same run): the ratio is what the warm template saves per turn.
 
-Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--starts 5] [--warm-cache] [--json] [--navigate 10 [--navigate-root W]]``.
+Run ``python -m dev.synapse_bench.server_bench [--repeat 5] [--starts 5] [--warm-cache] [--json] [--navigate 10 [--navigate-root W] [--edits K]]``.
 ``--warm-cache`` runs one throwaway session first so the index cache exists, as
 after a restart. The start figures (start -> tools/list, start -> first search)
 are the median of ``--starts`` fresh servers, each started after the full
@@ -171,24 +171,51 @@ async def search_figures(root: Path, repeat: int) -> dict[str, Any]:
     }
 
 
-async def navigate_figures(root: Path, calls: int) -> dict[str, Any]:
-    """Back-to-back navigate round trips through one server, and a cold worker start beside them."""
+async def navigate_figures(root: Path, calls: int, edits: int = 0) -> dict[str, Any]:
+    """Back-to-back navigate round trips through one server, and a cold worker start beside them.
+
+    With ``edits``, that many more rounds follow on the same server: one memory entry gets a line appended
+    (a different entry each round; the workspace is edited in place) and the next navigate call is timed,
+    which waits for the template's reload; then one call with no edit, timed beside it.
+    """
     params = serve_params(root, "--model", "extractive")
     times: list[float] = []
+    after_edit: list[float] = []
+    unedited: list[float] = []
     verdicts: list[str | None] = []
+    entries = sorted((root / ".memory" / "tree").glob("*.md"))
     with open(os.devnull, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            for _ in range(calls):
+
+            async def navigate() -> float:
                 took, result = await timed(
                     lambda: session.call_tool("synapse", {"action": "navigate", "question": QUESTION})
                 )
-                times.append(took)
                 verdicts.append((result.structured_content or {}).get("verdict"))
+                return took
+
+            for _ in range(calls):
+                times.append(await navigate())
+            for i in range(edits if entries else 0):
+                entry = entries[(7 + 13 * i) % len(entries)]
+                entry.write_text(entry.read_text(encoding="utf-8") + f"\nEdited by the server benchmark ({i}).\n")
+                after_edit.append(await navigate())
+                unedited.append(await navigate())
     later = sorted(times[1:])
     cold = await cold_worker_start(root)
     p50 = statistics.median(later)
-    return {
+    edited: dict[str, Any] = {}
+    if after_edit:
+        edited = {
+            "navigate_edits": len(after_edit),
+            "navigate_after_edit_p50_s": round(statistics.median(after_edit), 3),
+            "navigate_after_edit_max_s": round(max(after_edit), 3),
+            "navigate_unedited_p50_s": round(statistics.median(unedited), 3),
+            "after_edit_over_unedited": round(statistics.median(after_edit) / statistics.median(unedited), 2),
+            "navigate_after_edit_s": [round(t, 3) for t in after_edit],
+        }
+    return edited | {
         "navigate_calls": calls,
         "navigate_first_s": round(times[0], 3),
         "navigate_2_to_n_p50_s": round(p50, 3),
@@ -239,13 +266,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--navigate-root", type=Path, default=None, help="with --navigate: this prepared workspace instead of the demo"
     )
+    parser.add_argument(
+        "--edits",
+        type=int,
+        default=0,
+        help="with --navigate: then K rounds of (append a line to a memory entry, time the next navigate, time one more)",
+    )
     args = parser.parse_args(argv)
     if args.navigate is not None and args.navigate_root is not None:
-        figures = anyio.run(navigate_figures, args.navigate_root.resolve(), max(2, args.navigate))
+        figures = anyio.run(navigate_figures, args.navigate_root.resolve(), max(2, args.navigate), args.edits)
     elif args.navigate is not None:
         with tempfile.TemporaryDirectory(prefix="synapse-server-bench-") as tmp:
             root = make_demo(Path(tmp) / "demo")
-            figures = anyio.run(navigate_figures, root, max(2, args.navigate))
+            figures = anyio.run(navigate_figures, root, max(2, args.navigate), args.edits)
     if args.navigate is not None:
         figures["cpus"] = os.cpu_count()
         sys.stdout.write(json.dumps(figures, indent=2) + "\n")
