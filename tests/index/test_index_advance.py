@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from adapters.index import HybridIndex, IndexDoc
+from adapters.index import HybridIndex, IndexDoc, SyncStats
 from adapters.index.semantic import VectorMatrix
 from tests.support.index_corpus import CountingEncoder, HashEncoder, generated_docs
 
@@ -21,6 +21,13 @@ def _synced(cache: Path, docs: list[IndexDoc]) -> tuple[HybridIndex, object | No
     index = HybridIndex.open(cache, HashEncoder())
     index.sync(docs)
     return index, index.warm_state()
+
+
+def _earlier(cache: Path, docs: list[IndexDoc]) -> tuple[SyncStats | None, object | None]:
+    """What a closed earlier handle leaves for the next: its last sync and its read state."""
+    index, state = _synced(cache, docs)
+    index.close()
+    return index.last_sync, state
 
 
 def _rows(index: HybridIndex) -> dict[str, tuple[str, str]]:
@@ -44,9 +51,7 @@ def _same_matrix(patched: VectorMatrix, loaded: VectorMatrix) -> None:
 
 def test_an_advance_after_one_edit_embeds_only_the_edited_texts_and_equals_a_full_sync(tmp_path: Path) -> None:
     docs = generated_docs(40)
-    earlier, state = _synced(tmp_path / "a", docs)
-    synced = earlier.last_sync
-    earlier.close()
+    synced, state = _earlier(tmp_path / "a", docs)
     encoder = CountingEncoder(HashEncoder())
     index = HybridIndex.open(tmp_path / "a", encoder)
     stats = index.advance(_edited(docs), docs, synced, state)
@@ -65,9 +70,7 @@ def test_an_advance_after_one_edit_embeds_only_the_edited_texts_and_equals_a_ful
 
 def test_an_advance_after_another_writer_committed_diffs_everything_and_is_still_exact(tmp_path: Path) -> None:
     docs = generated_docs(30)
-    earlier, state = _synced(tmp_path / "a", docs)
-    synced = earlier.last_sync
-    earlier.close()
+    synced, state = _earlier(tmp_path / "a", docs)
     other = HybridIndex.open(tmp_path / "a", HashEncoder())
     other.sync(generated_docs(30, salt="from another process"))  # the store no longer holds ``docs``
     other.close()
@@ -86,9 +89,7 @@ def test_an_advance_under_another_encoder_syncs_everything_with_it(tmp_path: Pat
     from tests.support.index_corpus import WideHashEncoder
 
     docs = generated_docs(20)
-    earlier, state = _synced(tmp_path / "a", docs)
-    synced = earlier.last_sync
-    earlier.close()
+    synced, state = _earlier(tmp_path / "a", docs)
     encoder = CountingEncoder(WideHashEncoder())
     index = HybridIndex.open(tmp_path / "a", encoder)
     index.advance(_edited(docs), docs, synced, state)
@@ -100,9 +101,7 @@ def test_an_advance_under_another_encoder_syncs_everything_with_it(tmp_path: Pat
 
 def test_an_advance_with_nothing_changed_writes_nothing(tmp_path: Path) -> None:
     docs = generated_docs(10)
-    earlier, state = _synced(tmp_path / "a", docs)
-    synced = earlier.last_sync
-    earlier.close()
+    synced, state = _earlier(tmp_path / "a", docs)
     index = HybridIndex.open(tmp_path / "a", HashEncoder())
     generation = index.store.generation()
     stats = index.advance(list(docs), docs, synced, state)
