@@ -16,7 +16,7 @@ docs, index open and sync, vector load, node graph. The encoder is the tests'
 hash stand-in so the figures are the reload's own work, not a model's (the
 sync embeds only the edited document either way; ``reembedded`` says so).
 
-Run: ``python -m dev.synapse_bench.reload_bench WORKSPACE [--repeat 3]`` (a workspace from
+Run: ``python -m dev.synapse_bench.reload_bench WORKSPACE... [--repeat 3] [--write-report]`` (each one from
 ``python -m dev.synapse_bench.synthetic``; the first run builds its index with the stand-in encoder).
 Measurements only; no test asserts a timing.
 """
@@ -24,10 +24,19 @@ Measurements only; no test asserts a timing.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+from dev.synapse_bench.report_sections import write_section
+
+HERE = Path(__file__).resolve().parent
+BEGIN, END = "<!-- reload-section -->", "<!-- /reload-section -->"
 
 
 def _rss_mb() -> float:
@@ -42,11 +51,8 @@ def _append(path: Path, line: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("root", type=Path, help="a workspace (edited in place: one line appended per edit)")
-    parser.add_argument("--repeat", type=int, default=3, help="edits per store (default 3); medians are reported")
-    args = parser.parse_args(argv)
+def measure(root: Path, repeat: int) -> dict[str, Any]:
+    """One workspace: the first preload, the memory holding it, and per edited file the full and incremental reload."""
     from synapse_server.isolation.turn import _projects, preload
     from synapse_server.navigation.view import Graph
     from synapse_server.workspace.config import load_workspace
@@ -55,15 +61,21 @@ def main(argv: list[str] | None = None) -> int:
     from synapse_server.workspace.stores import IndexBasis
     from tests.support.index_corpus import WideHashEncoder
 
-    root = args.root.resolve()
+    root = root.resolve()
     encoder = WideHashEncoder()
     workspace = load_workspace(root)
     freshness = Freshness(workspace, watch=False)
     start = time.perf_counter()
     loaded = preload(workspace, encoder)
+    result: dict[str, Any] = {
+        "nodes": len(loaded.stores.nodes),
+        "first_preload_s": time.perf_counter() - start,
+        "rss_mb": _rss_mb(),
+        "edits": [],
+    }
     print(
-        f"{len(loaded.stores.nodes)} nodes; first preload {time.perf_counter() - start:.2f} s;"
-        f" resident memory holding it (as the template does) {_rss_mb():.0f} MB"
+        f"{result['nodes']} nodes; first preload {result['first_preload_s']:.2f} s;"
+        f" resident memory holding it (as the template does) {result['rss_mb']:.0f} MB"
     )
     targets = {
         "memory entry": sorted((root / ".memory" / "tree").glob("*.md"))[7],
@@ -73,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         full: list[float] = []
         incremental: list[float] = []
         stages: dict[str, list[float]] = {}
-        for i in range(args.repeat):
+        for i in range(repeat):
             _append(path, f"Edited for the reload benchmark ({i}).")
             workspace = load_workspace(root)
             start = time.perf_counter()
@@ -112,11 +124,79 @@ def main(argv: list[str] | None = None) -> int:
                 stages.setdefault(stage, []).append(seconds)
             assert index.last_sync is not None and len(docs) == len(stores.nodes)
             assert len(graph.nodes) == len(stores.scoped(projects)) and vectors is not None
-        parts = ", ".join(f"{stage} {statistics.median(v) * 1000:.0f}" for stage, v in stages.items())
+        medians = {stage: statistics.median(v) * 1000 for stage, v in stages.items()}
+        edit = {
+            "file": name,
+            "full_s": statistics.median(full),
+            "incremental_s": statistics.median(incremental),
+            "stages_ms": medians,
+            "reembedded": index.last_sync.reembedded,
+        }
+        result["edits"].append(edit)
+        parts = ", ".join(f"{stage} {ms:.0f}" for stage, ms in medians.items())
         print(
-            f"{name} edited: full reload {statistics.median(full):.2f} s, incremental "
-            f"{statistics.median(incremental):.2f} s (ms: {parts}); reembedded {index.last_sync.reembedded}"
+            f"{name} edited: full reload {edit['full_s']:.2f} s, incremental "
+            f"{edit['incremental_s']:.2f} s (ms: {parts}); reembedded {edit['reembedded']}"
         )
+    return result
+
+
+def _child(root: Path, repeat: int) -> dict[str, Any]:
+    """``measure`` in a process of its own, so one workspace's memory figure never holds another's load."""
+    done = subprocess.run(
+        [sys.executable, "-m", "dev.synapse_bench.reload_bench", str(root), "--repeat", str(repeat), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=HERE.parents[1],
+    )
+    lines = done.stdout.strip().splitlines()
+    print("\n".join(lines[:-1]))
+    result: dict[str, Any] = json.loads(lines[-1])[0]
+    return result
+
+
+def markdown(results: list[dict[str, Any]], repeat: int) -> str:
+    """The REPORT.md section: one row per workspace and edited file."""
+    lines = [
+        BEGIN,
+        "## Reload after an edit (reload_bench.py)",
+        "",
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `python -m dev.synapse_bench.reload_bench"
+        f" W... --repeat {repeat} --write-report` on synthetic workspaces, the tests' hash encoder in place of the model"
+        " (the figures are the reload's own work; each edit re-embeds one document either way). Full = the"
+        " template's preload from nothing; incremental = the same preload from the earlier one after one appended"
+        f" line, as the template and the server now run it. Medians of {repeat} edits; load average when it ended:"
+        f" {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores. Design and caveats: docs/benchmark.md.",
+        "",
+        "| nodes | resident MB holding the preload | edited file | full reload s | incremental s | ×"
+        " | fingerprint / stores / index docs / index sync / vectors / graph, ms |",
+        "|---|---:|---|---:|---:|---:|---|",
+    ]
+    for r in results:
+        for e in r["edits"]:
+            stages = " / ".join(f"{ms:.0f}" for ms in e["stages_ms"].values())
+            lines.append(
+                f"| {r['nodes']:,} | {r['rss_mb']:.0f} | {e['file']} | {e['full_s']:.2f} | {e['incremental_s']:.2f}"
+                f" | {e['full_s'] / e['incremental_s']:.0f} | {stages} |"
+            )
+    lines.append(END)
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("roots", type=Path, nargs="+", help="workspaces (edited in place: one line appended per edit)")
+    parser.add_argument("--repeat", type=int, default=3, help="edits per store (default 3); medians are reported")
+    parser.add_argument("--write-report", action="store_true", help="replace the reload section of REPORT.md")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON (one workspace)")
+    args = parser.parse_args(argv)
+    if args.json:
+        print(json.dumps([measure(root, args.repeat) for root in args.roots]))
+        return 0
+    results = [_child(root, args.repeat) for root in args.roots]
+    if args.write_report:
+        write_section(HERE / "REPORT.md", markdown(results, args.repeat), BEGIN, END)
     return 0
 
 

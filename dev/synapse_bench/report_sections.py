@@ -15,6 +15,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("<!-- host-bench -->", "<!-- /host-bench -->"),
     ("<!-- correctness-foreign -->", "<!-- /correctness-foreign -->"),
     ("<!-- quality-section -->", "<!-- /quality-section -->"),
+    ("<!-- reload-section -->", "<!-- /reload-section -->"),
 )
 
 
