@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -157,7 +158,7 @@ class Deps:
                 earlier, loaded.earlier = loaded.earlier, None
             basis = _basis(earlier, stores)  # before the replaced index is closed: its state is the basis
             self._close_retired()
-            with collector_paused():
+            with collector_paused() if basis is not None else nullcontext():  # a full sync may embed for minutes
                 index = stores.open_index(embedder, earlier=basis)
             with self.lock:
                 if self._loaded is loaded:

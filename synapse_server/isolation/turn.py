@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -195,11 +196,14 @@ def preload(
             stores = earlier.stores.reload(workspace, changed)
             basis = IndexBasis(earlier.stores.index_docs, earlier.synced, earlier.vectors)
             graph = earlier.graphs.get(tuple(projects))
+    # A full sync may embed for minutes (a cold build): the collector runs then; an advance is short.
+    with collector_paused() if basis is not None else nullcontext():
         index = stores.open_index(embedder, earlier=basis)
         try:
             synced, vectors = index.last_sync, index.warm_state()
         finally:
             index.close()
+    with collector_paused():
         scoped = stores.scoped(projects)
         built = Graph.build(scoped) if graph is None else Graph.updated(graph, scoped)
     return Preloaded(stores, synced, vectors, {tuple(projects): built})
