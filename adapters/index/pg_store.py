@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ import numpy as np
 from adapters.index import pg_channels
 from adapters.index.backend import Described, Filters
 from adapters.index.documents import ChannelHit, IndexDoc
+from adapters.index.pg_bulk import copy_rows, is_bulk, vector_index_rebuilt
 from adapters.index.pg_deadline import Watchdog
 from adapters.index.pg_errors import IndexUnavailable, guarded
 from adapters.index.pg_schema import DIMENSION, ensure_schema
@@ -151,29 +152,10 @@ class PgStore:
         model_id: str,
     ) -> bool:
         try:
-            with self._cursor("write a sync", patient=True) as conn, conn.transaction():
-                _unhurried(conn)  # the writer before us may hold the generation row for minutes
-                conn.execute(
-                    "INSERT INTO synapse_workspaces(workspace) VALUES (%s) ON CONFLICT (workspace) DO NOTHING",
-                    (self.workspace,),
-                )
-                row = conn.execute(
-                    "SELECT generation FROM synapse_workspaces WHERE workspace = %s FOR UPDATE", (self.workspace,)
-                ).fetchone()
-                if int(row[0]) != expected_generation:
-                    raise _Refused
-                _insert_vectors(conn, vectors, model_id)
-                if removals:
-                    conn.execute(
-                        "DELETE FROM synapse_docs WHERE workspace = %s AND address = ANY(%s)",
-                        (self.workspace, list(removals)),
-                    )
-                if upserts and pg_channels.upsert_docs(conn, self.workspace, upserts, model_id) != len(upserts):
-                    raise _Refused  # a vector the snapshot promised is gone: recompute
-                conn.execute(
-                    "UPDATE synapse_workspaces SET generation = %s, encoder = %s WHERE workspace = %s",
-                    (expected_generation + 1, model_id, self.workspace),
-                )
+            with self._cursor("write a sync", patient=True) as conn:
+                bulk = is_bulk(conn, len(upserts))
+                with vector_index_rebuilt(conn) if bulk else nullcontext():
+                    self._write(conn, expected_generation, upserts, removals, vectors, model_id)
         except _Refused:
             return False
         if len(upserts) + len(removals) >= ANALYZE_AFTER:
@@ -181,6 +163,41 @@ class PgStore:
                 _unhurried(conn)
                 conn.execute("ANALYZE synapse_docs")  # so the planner picks the HNSW index once the table is big
         return True
+
+    def _write(
+        self,
+        conn: Any,
+        expected_generation: int,
+        upserts: Sequence[tuple[IndexDoc, str, str]],
+        removals: Sequence[str],
+        vectors: Mapping[str, np.ndarray],
+        model_id: str,
+    ) -> None:
+        """One sync's transaction; raises :class:`_Refused` (rolling it back) when the generation moved."""
+        with conn.transaction():
+            _unhurried(conn)  # the writer before us may hold the generation row for minutes
+            conn.execute(
+                "INSERT INTO synapse_workspaces(workspace) VALUES (%s) ON CONFLICT (workspace) DO NOTHING",
+                (self.workspace,),
+            )
+            row = conn.execute(
+                "SELECT generation FROM synapse_workspaces WHERE workspace = %s FOR UPDATE", (self.workspace,)
+            ).fetchone()
+            if int(row[0]) != expected_generation:
+                raise _Refused
+            _insert_vectors(conn, vectors, model_id)
+            if removals:
+                conn.execute(
+                    "DELETE FROM synapse_docs WHERE workspace = %s AND address = ANY(%s)",
+                    (self.workspace, list(removals)),
+                )
+            if upserts and pg_channels.upsert_docs(conn, self.workspace, upserts, model_id) != len(upserts):
+                raise _Refused  # a vector the snapshot promised is gone: recompute
+            conn.execute(
+                "UPDATE synapse_workspaces SET generation = %s, encoder = %s,"
+                " rows = (SELECT count(*) FROM synapse_docs WHERE workspace = %s) WHERE workspace = %s",
+                (expected_generation + 1, model_id, self.workspace, self.workspace),
+            )
 
     def describe(self, addresses: Sequence[str], chars: int) -> Described:
         if not addresses:
@@ -200,12 +217,15 @@ class PgStore:
     def semantic(
         self, encode: Callable[[], np.ndarray], limit: int, filters: Filters, model_id: str
     ) -> list[ChannelHit]:
+        if limit <= 0:
+            return []
         with self._cursor("meaning search") as conn:
-            if limit <= 0 or not pg_channels.has_vectors(conn, self.workspace, filters, model_id):
-                return []
+            scope = pg_channels.scope(conn, self.workspace, filters, model_id)
+        if scope == 0:
+            return []
         vector = _checked(encode())
         with self._cursor("meaning search") as conn:
-            return pg_channels.nearest(conn, self.workspace, vector, limit, filters, model_id)
+            return pg_channels.nearest(conn, self.workspace, vector, limit, filters, model_id, scope)
 
     def similar(self, address: str, limit: int, filters: Filters, model_id: str) -> list[ChannelHit]:
         with self._cursor("neighbour search") as conn:
@@ -215,7 +235,8 @@ class PgStore:
             ).fetchone()
             if row is None or limit <= 0:
                 return []
-            return pg_channels.nearest(conn, self.workspace, row[0], limit, filters, model_id, exclude=address)
+            scope = pg_channels.scope(conn, self.workspace, filters, model_id)
+            return pg_channels.nearest(conn, self.workspace, row[0], limit, filters, model_id, scope, exclude=address)
 
     def all_rows(self) -> Iterator[tuple[IndexDoc, str, str, str]]:
         """Every row of this workspace as (doc, row_hash, content hash, encoder id), for copying an index."""
@@ -263,6 +284,10 @@ def _open(dsn: str, watchdog: Watchdog) -> Any:
                     # Session-wide, so a meaning query is one round trip: a filtered HNSW scan keeps going (in
                     # distance order) until it has ``limit`` rows that pass, instead of returning fewer.
                     conn.execute("SET hnsw.iterative_scan = strict_order")
+                    # JIT compilation pays off for long analytic queries only; the exact scan of a large
+                    # workspace (about a million rows) is costed past jit_above_cost, and compiling would add
+                    # tens of milliseconds to a statement that is a search.
+                    conn.execute("SET jit = off")
                     conn.execute(f"SET hnsw.ef_search = {pg_channels.EF_SEARCH}")
                     ensure_schema(conn)
                     register_vector(conn)
@@ -333,12 +358,14 @@ def _checked(vector: np.ndarray) -> np.ndarray:
 
 
 def _insert_vectors(conn: Any, vectors: Mapping[str, np.ndarray], model_id: str) -> None:
+    """Add vectors to the shared cache (by COPY into a staging table); a key already there is kept."""
     if not vectors:
         return
-    rows = [(model_id, key, _checked(v)) for key, v in vectors.items()]
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO synapse_vectors(encoder, content_hash, embedding) VALUES (%s, %s, %s)"
-            " ON CONFLICT (encoder, content_hash) DO NOTHING",
-            rows,
-        )
+    rows = ((key, _checked(v)) for key, v in vectors.items())
+    copy_rows(conn, "synapse_stage_vectors", [("content_hash", "text"), ("embedding", "vector")], rows)
+    conn.execute(
+        "INSERT INTO synapse_vectors(encoder, content_hash, embedding)"
+        " SELECT %s, content_hash, embedding FROM synapse_stage_vectors"
+        " ON CONFLICT (encoder, content_hash) DO NOTHING",
+        (model_id,),
+    )

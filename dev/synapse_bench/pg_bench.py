@@ -286,6 +286,7 @@ def run_size(
     pg_index.close()
     return {
         "nodes": len(docs),
+        "pg_settings": _settings(),
         "encoder": embedder.model_id,
         "stand_in": stand_in,
         "embed_s": embed_s,
@@ -296,6 +297,18 @@ def run_size(
         "second_process": second,
         "second_clone": clone,
     }
+
+
+def _settings() -> str:
+    """The PostgreSQL index settings this run measured, as the report prints them."""
+    from adapters.index.pg_bulk import BULK_ROWS
+    from adapters.index.pg_channels import EF_SEARCH, EXACT_BELOW
+    from adapters.index.pg_schema import HNSW_EF_CONSTRUCTION, HNSW_M
+
+    return (
+        f"HNSW m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}, ef_search = {EF_SEARCH};"
+        f" exact scan up to {EXACT_BELOW:,} rows; a sync of {BULK_ROWS:,}+ rows builds the index after its rows"
+    )
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
@@ -322,7 +335,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
                 for c in ("lexical", "vector_search", "semantic", "fused")
             ]
             lines.append(
-                f"| {r['nodes']:,} | {name} | {b['build_s']:.1f} | {b['warm_open_sync_s']:.2f} | "
+                f"| {r['nodes']:,}{' (stand-in vectors)' if r.get('stand_in') else ''} | {name} | {b['build_s']:.1f} | {b['warm_open_sync_s']:.2f} | "
                 + " | ".join(cells)
                 + f" | {recall} |"
             )
@@ -341,9 +354,10 @@ def markdown(results: list[dict[str, Any]]) -> str:
             if "migrate_s" in p
             else ""
         )
+        settings = f" PostgreSQL settings: {r['pg_settings']}." if "pg_settings" in r else ""
         lines += [
             f"- {r['nodes']:,} nodes, measured {r.get('measured', 'in this run')}, {vectors} ({r['encoder']}):"
-            f" {spent}{migrated}.",
+            f" {spent}{migrated}.{settings}",
             f"- A second process on the same workspace: open + sync {s['open_sync_s']:.2f} s, embedded"
             f" {s['reembedded']}{loaded}; its first fused search"
             f" (loads the encoder for the query) {s['first_fused_s']:.2f} s.",
