@@ -122,27 +122,34 @@ def refresh(warm: Warm, root: Path) -> None:
     if warm.freshness is not None and warm.freshness.current():
         return
     earlier = (warm.preloaded, warm.freshness.parts) if warm.preloaded is not None else None
+    stale, warm.freshness = warm.freshness, None
     _forget(warm)
-    if warm.embedder is None:
-        return  # warm-up failed: every turn builds its own encoder and reports what went wrong
     try:
-        workspace = load_workspace(root)
-        key = _embedding_key(workspace)
-        if key != warm.embedding_key:
-            warm.embedder, warm.embedding_key = make_embedder(workspace), key
-        freshness = Freshness(workspace)  # fingerprinted before the load: a write during it shows next time
+        if warm.embedder is None:
+            return  # warm-up failed: every turn builds its own encoder and reports what went wrong
         try:
-            if earlier is None:
-                preloaded = preload(workspace, warm.embedder)  # closes its index: no handle crosses a fork
-            else:
-                changed = changed_parts(earlier[1], freshness.parts)
-                preloaded = preload(workspace, warm.embedder, earlier=earlier[0], changed=changed)
-        except BaseException:
-            freshness.close()
-            raise
-    except Exception as exc:
-        log.info("stores not preloaded: %s: %s", type(exc).__name__, exc)
-        return
+            workspace = load_workspace(root)
+            key = _embedding_key(workspace)
+            if key != warm.embedding_key:
+                warm.embedder, warm.embedding_key = make_embedder(workspace), key
+            # The check that saw the change fingerprinted the files before this load: a write during it shows next time.
+            freshness = stale.renewed(workspace) if stale is not None else Freshness(workspace)
+            stale = None
+            try:
+                if earlier is None:
+                    preloaded = preload(workspace, warm.embedder)  # closes its index: no handle crosses a fork
+                else:
+                    changed = changed_parts(earlier[1], freshness.parts)
+                    preloaded = preload(workspace, warm.embedder, earlier=earlier[0], changed=changed)
+            except BaseException:
+                freshness.close()
+                raise
+        except Exception as exc:
+            log.info("stores not preloaded: %s: %s", type(exc).__name__, exc)
+            return
+    finally:
+        if stale is not None:
+            stale.close()
     warm.preloaded, warm.freshness = preloaded, freshness
 
 

@@ -21,10 +21,12 @@ queues no event in the store folder, and making the link queues none either.
 So a scan notes every store file that has other links, and each check stats
 those (a few microseconds each; up to :data:`LINKED_MAX` of them), which makes
 their edits show at the next call; and a check at least :data:`SWEEP_EVERY_S`
-seconds after the last full scan makes one more. An edit no event reports
-(a link made after the scan, a network or virtual filesystem that raises no
-events) therefore shows at most ``SWEEP_EVERY_S`` seconds after it is made.
-A sweep is a full scan: ~35-65 ms at 10k store files.
+seconds after the last full scan makes one more, or :data:`SWEEP_SHARE` times
+the last full scan's duration where that is longer (a sweep then takes at most
+1/``SWEEP_SHARE`` of the time). An edit no event reports (a link made after the
+scan, a network or virtual filesystem that raises no events) therefore shows at
+most that long after it is made: ``SWEEP_EVERY_S`` seconds up to ~10k store
+files (a sweep costs ~35-65 ms there), ~20-40 s at 100k.
 
 Each scan also keeps a digest per store folder (:attr:`Freshness.parts`, plus the
 config file's and git HEAD's), so a process that must reload can ask which
@@ -36,17 +38,29 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from synapse_server.workspace.config import CONFIG_RELPATH, Workspace
-from synapse_server.workspace.inotify import CONTENT, ENTRIES, DirectoryWatch
+from synapse_server.workspace.inotify import CONTENT, ENTRIES, IN_ISDIR, DirectoryWatch
 
-__all__ = ["CONFIG_PART", "GIT_PART", "LINKED_MAX", "SWEEP_EVERY_S", "Freshness", "changed_parts", "fingerprint"]
+__all__ = [
+    "CONFIG_PART",
+    "GIT_PART",
+    "LINKED_MAX",
+    "SWEEP_EVERY_S",
+    "SWEEP_SHARE",
+    "Freshness",
+    "changed_parts",
+    "fingerprint",
+]
 
 SWEEP_EVERY_S = 5.0
 """A check at least this long after the last full scan rescans: the bound on staleness no event reports."""
+SWEEP_SHARE = 20
+"""...or this many times the last full scan's duration, where that is longer: sweeps cost at most 1/20 of the time."""
 LINKED_MAX = 256
 """Up to this many store files with other hard links are stat-ed at every check; beyond it only the sweep sees them."""
 
@@ -56,6 +70,7 @@ GIT_PART = "\0git"
 """The key of git HEAD's digest in :attr:`Freshness.parts`."""
 
 _Stamp = tuple[int, int, int, int]
+_MOD = 1 << 128
 
 
 class Freshness:
@@ -66,10 +81,13 @@ class Freshness:
         self._watch = DirectoryWatch.create() if watch else None
         self._sweep_every_s = sweep_every_s
         self.rescans = 0
+        """Full scans made (the first included)."""
+        self.updates = 0
+        """Checks answered by re-reading only the entries events named."""
         self._stale = False
-        parts: dict[str, str] = {}
-        self.value = self._scan(parts)
-        self.parts: dict[str, str] = parts
+        self._kept = self._full_scan()
+        self.value = self._kept.value()
+        self.parts: dict[str, str] = self._kept.parts()
         """A digest per store folder (its path), and the config's and git HEAD's, as of :attr:`value`."""
 
     @property
@@ -78,39 +96,150 @@ class Freshness:
         return self._watch is not None and self._watch.trusted
 
     def current(self) -> bool:
-        """True if the store files still match :attr:`value`; a rescan that matches keeps it current."""
+        """True if the store files still match :attr:`value`; a check that matches keeps it current."""
         if self._stale:
             return False  # once moved, stays moved: a failed reload must not make the old load current again
         git = _git_head(self.workspace.code_dir)
+        events = self._watch.events() if self._watch is not None else None
         if (
-            self._watch is not None
-            and self._watch.trusted
-            and not self._watch.changed()
-            and git == self._git
-            and time.monotonic() - self._scanned_at < self._sweep_every_s
-            and all(_stamp(path) == stamp for path, stamp in self._linked.items())
+            events is None
+            or time.monotonic() - self._keptned_at >= self._sweep_s
+            or any(_stamp(path) != stamp for path, stamp in self._kept.watched_links().items())
+            or not self._apply(events, git)
         ):
-            return True
-        self._stale = self._scan() != self.value
+            self._kept = self._full_scan(git)
+        self._stale = self._kept.value() != self.value
         return not self._stale
+
+    def renewed(self, workspace: Workspace) -> Freshness:
+        """The check for a reload after this one went stale, fingerprinted by the check that saw the change.
+
+        It takes over the watch and the scan (so a reload pays no second scan: the scan was made before the
+        reload, and a write after it queues an event for the next check); this one is closed. Where the
+        workspace now names other store folders, or this one is still current, the new check scans afresh.
+        """
+        if not self._stale or _dirs(workspace) != _dirs(self.workspace) or workspace.root != self.workspace.root:
+            renewed = Freshness(workspace, watch=self._watch is not None, sweep_every_s=self._sweep_every_s)
+            self.close()
+            return renewed
+        renewed = Freshness.__new__(Freshness)
+        renewed.workspace = workspace
+        renewed._watch, self._watch = self._watch, None
+        renewed._sweep_every_s = self._sweep_every_s
+        renewed._sweep_s, renewed._keptned_at = self._sweep_s, self._keptned_at
+        renewed.rescans, renewed.updates = self.rescans, self.updates
+        renewed._stale = False
+        renewed._kept = self._kept
+        renewed.value = self._kept.value()
+        renewed.parts = self._kept.parts()
+        return renewed
 
     def close(self) -> None:
         if self._watch is not None:
             self._watch.close()
+            self._watch = None
 
-    def _scan(self, parts: dict[str, str] | None = None) -> str:
+    def _full_scan(self, git: bytes | None = None) -> _Scan:
         self.rescans += 1
-        self._scanned_at = time.monotonic()
-        self._git = _git_head(self.workspace.code_dir)
-        linked: dict[str, _Stamp] = {}
-        value = _fingerprint(self.workspace, self._watch, self._git, linked, {} if parts is None else parts)
-        self._linked = linked if len(linked) <= LINKED_MAX else {}
-        return value
+        started = time.monotonic()
+        scan = _scan_stores(self.workspace, self._watch, git)
+        self._keptned_at = time.monotonic()
+        self._sweep_s = max(self._sweep_every_s, SWEEP_SHARE * (self._keptned_at - started))
+        return scan
+
+    def _apply(self, events: list[tuple[Path, str, int]], git: bytes) -> bool:
+        """Update the kept scan from the entries the events name; False where only a full rescan can tell."""
+        scan = self._kept
+        config_folder = os.fspath(self.workspace.root / CONFIG_RELPATH.parent)
+        for folder, name, mask in events:
+            key = os.fspath(folder)
+            if key == config_folder:
+                scan.config = _config_key(self.workspace.root)
+                if key not in scan.folders:
+                    continue
+            if not name or mask & IN_ISDIR or key not in scan.folders:
+                return False  # a folder made, moved or gone, or an event above a store: rescan
+            if not scan.reread(key, name):
+                return False
+        scan.git = git
+        if events:
+            self.updates += 1
+        return True
+
+
+class _Scan:
+    """What one scan saw, kept so that an event can update it: each store folder's files, stamps and digest.
+
+    A store folder's digest is the sum (mod 2**128) of one hash per (path, stamp): the order of a listing
+    does not matter, and a file that changes leaves the sum and joins it again in constant time, so an
+    updated scan and a fresh one of the same files agree exactly.
+    """
+
+    def __init__(self) -> None:
+        self.config = ""
+        self.git = b""
+        self.order: list[str] = []
+        """Each store folder's key, in the workspace's order (a folder listed twice appears twice)."""
+        self.files: dict[str, dict[str, _Stamp]] = {}
+        self.sums: dict[str, int] = {}
+        self.folders: dict[str, dict[str, str | None]] = {}
+        """Every folder listed -> the store folders it feeds, each with the one name it holds (a single adopted
+        file) or None (every entry)."""
+        self.linked: dict[str, _Stamp] = {}
+
+    def value(self) -> str:
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(self.config.encode())
+        for key in self.order:
+            digest.update(b"\0dir\0" + os.fsencode(key) + b"\0" + self._part(key).encode())
+        digest.update(self.git)
+        return digest.hexdigest()
+
+    def parts(self) -> dict[str, str]:
+        parts = {CONFIG_PART: self.config}
+        parts.update((key, self._part(key)) for key in self.order)
+        parts[GIT_PART] = hashlib.blake2b(self.git, digest_size=16).hexdigest()
+        return parts
+
+    def watched_links(self) -> dict[str, _Stamp]:
+        """The files with other hard links a check stats (none beyond :data:`LINKED_MAX`: the sweep covers them)."""
+        return self.linked if len(self.linked) <= LINKED_MAX else {}
+
+    def add(self, key: str, path: str, st: os.stat_result) -> None:
+        stamp = _stamp_of(st)
+        self.files[key][path] = stamp
+        self.sums[key] = (self.sums[key] + _line_hash(path, stamp)) % _MOD
+        if st.st_nlink > 1:
+            self.linked[path] = stamp
+
+    def reread(self, folder: str, name: str) -> bool:
+        """Stat one entry an event named and update every store folder it feeds; False if it is a folder now."""
+        path = os.path.join(folder, name)
+        st: os.stat_result | None
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+            st = os.stat(path)  # a symlink's target, as the full scan reads it
+        except OSError:
+            st = None
+        for key, only in self.folders[folder].items():
+            if only is not None and only != name:
+                continue
+            old = self.files[key].pop(path, None)
+            self.linked.pop(path, None)
+            if old is not None:
+                self.sums[key] = (self.sums[key] - _line_hash(path, old)) % _MOD
+            if st is not None:
+                self.add(key, path, st)
+        return True
+
+    def _part(self, key: str) -> str:
+        return f"{self.sums[key]:032x}.{len(self.files[key])}"
 
 
 def fingerprint(workspace: Workspace, watch: DirectoryWatch | None = None, git: bytes | None = None) -> str:
     """A digest of what the stores are built from: every store file's name, stat stamp, plus the git HEAD."""
-    return _fingerprint(workspace, watch, git, {}, {})
+    return _scan_stores(workspace, watch, git).value()
 
 
 def changed_parts(before: Mapping[str, str], after: Mapping[str, str]) -> frozenset[str]:
@@ -118,43 +247,39 @@ def changed_parts(before: Mapping[str, str], after: Mapping[str, str]) -> frozen
     return frozenset(key for key in before.keys() | after.keys() if before.get(key) != after.get(key))
 
 
-def _fingerprint(
-    workspace: Workspace,
-    watch: DirectoryWatch | None,
-    git: bytes | None,
-    linked: dict[str, _Stamp],
-    parts: dict[str, str],
-) -> str:
-    """:func:`fingerprint`, noting in ``linked`` the stamp of every store file that has other hard links
-    and in ``parts`` a digest per store folder, the config's and git HEAD's."""
-    digest = hashlib.blake2b(digest_size=16)
+def _dirs(workspace: Workspace) -> list[Path]:
+    """The store folders (or single adopted files) a fingerprint covers, in order."""
+    dirs = [workspace.memory_dir, workspace.zettelkasten_dir, workspace.runs_dir, *workspace.federation_dirs.values()]
+    # Folders (or single files) adopted in place as sources, where the workspace declares any.
+    return dirs + [Path(p) for p in getattr(workspace, "source_dirs", ())]
+
+
+def _scan_stores(workspace: Workspace, watch: DirectoryWatch | None, git: bytes | None) -> _Scan:
+    """Every store file's stamp, per store folder, with the config's stamp and git HEAD; each folder is watched
+    before it is listed."""
+    scan = _Scan()
     root = workspace.root
     if watch is not None:
         watch.add([root], ENTRIES)
         watch.add([root / CONFIG_RELPATH.parent], CONTENT)
-    parts[CONFIG_PART] = _config_key(root)
-    digest.update(parts[CONFIG_PART].encode())
-    dirs = [workspace.memory_dir, workspace.zettelkasten_dir, workspace.runs_dir, *workspace.federation_dirs.values()]
-    # Folders (or single files) adopted in place as sources, where the workspace declares any.
-    dirs += [Path(p) for p in getattr(workspace, "source_dirs", ())]
-    for directory in dirs:
+    scan.config = _config_key(root)
+    for directory in _dirs(workspace):
         if watch is not None:
             watch.add(_ancestors(directory, root), ENTRIES)
-        digest.update(b"\0dir\0" + os.fsencode(directory))
-        folder = hashlib.blake2b(digest_size=16)
-        for path, st in _walk(directory, watch):
-            stamp = _stamp_of(st)
-            if st.st_nlink > 1:
-                linked[path] = stamp
-            line = f"{path}\0{stamp}\n".encode("utf-8", "surrogateescape")
-            digest.update(line)
-            folder.update(line)
         key = os.fspath(directory)
-        parts[key] = folder.hexdigest() + parts.get(key, "")  # a folder listed twice keeps both listings
-    head = _git_head(workspace.code_dir) if git is None else git
-    digest.update(head)
-    parts[GIT_PART] = hashlib.blake2b(head, digest_size=16).hexdigest()
-    return digest.hexdigest()
+        scan.order.append(key)
+        if key in scan.files:
+            continue  # a folder listed twice: one listing serves both
+        scan.files[key], scan.sums[key] = {}, 0
+        for path, st in _walk(directory, watch, scan.folders, key):
+            scan.add(key, path, st)
+    scan.git = _git_head(workspace.code_dir) if git is None else git
+    return scan
+
+
+def _line_hash(path: str, stamp: _Stamp) -> int:
+    line = f"{path}\0{stamp}".encode("utf-8", "surrogateescape")
+    return int.from_bytes(hashlib.blake2b(line, digest_size=16).digest(), "big")
 
 
 def _stamp_of(st: os.stat_result) -> _Stamp:
@@ -169,11 +294,15 @@ def _stamp(path: str) -> _Stamp | None:
         return None
 
 
-def _walk(top: Path, watch: DirectoryWatch | None) -> Iterator[tuple[str, os.stat_result]]:
-    """Every file under ``top`` (sorted, symlinked folders not followed), each folder watched before it is listed."""
+def _walk(
+    top: Path, watch: DirectoryWatch | None, folders: dict[str, dict[str, str | None]], key: str
+) -> Iterator[tuple[str, os.stat_result]]:
+    """Every file under ``top`` (symlinked folders not followed), each folder watched before it is listed and
+    noted in ``folders`` as feeding ``key``."""
     if top.is_file():  # a single adopted file: its folder's events cover it
         if watch is not None:
             watch.add([top.parent], CONTENT)
+        folders.setdefault(os.fspath(top.parent), {})[key] = top.name
         with contextlib.suppress(OSError):
             yield os.fspath(top), os.stat(top)
         return
@@ -184,20 +313,19 @@ def _walk(top: Path, watch: DirectoryWatch | None) -> Iterator[tuple[str, os.sta
             watch.add([Path(folder)], CONTENT)
         try:
             with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = list(it)
         except OSError:
             continue
-        subdirs = []
+        folders.setdefault(folder, {})[key] = None
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    subdirs.append(entry.path)
+                    stack.append(entry.path)
                     continue
                 st = os.stat(entry.path)
             except OSError:
                 continue
             yield entry.path, st
-        stack.extend(reversed(subdirs))
 
 
 def _ancestors(directory: Path, root: Path) -> list[Path]:

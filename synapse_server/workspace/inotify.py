@@ -1,4 +1,4 @@
-"""A minimal Linux inotify reader (ctypes, no dependency): "did anything under these folders change?".
+"""A minimal Linux inotify reader (ctypes, no dependency): "what changed in these folders?".
 
 The freshness check of a long-lived server asks this before every call instead
 of stat-ing every store file. The kernel queues an event inside the ``write``,
@@ -9,9 +9,11 @@ those deliver events from their own thread after a debounce, so a write made
 just before a call could be missed.
 
 :class:`DirectoryWatch` returns None from :meth:`DirectoryWatch.create` where
-inotify is not available (another OS, a sandbox without it); :meth:`changed`
-says True on any event, on a queue overflow and after any failure, so a caller
-that rescans on True can never miss a change, only rescan needlessly.
+inotify is not available (another OS, a sandbox without it). :meth:`events`
+names each entry an event touched (folder, name, mask) and returns None on a
+queue overflow and after any failure, so a caller that rescans on None and
+re-reads every named entry otherwise can never miss a change; :meth:`changed`
+is the yes/no form.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ IN_DELETE_SELF = 0x400
 IN_MOVE_SELF = 0x800
 IN_Q_OVERFLOW = 0x4000
 IN_IGNORED = 0x8000
+IN_ISDIR = 0x40000000
 IN_ONLYDIR = 0x01000000
 IN_MASK_ADD = 0x20000000
 IN_NONBLOCK = os.O_NONBLOCK
@@ -73,6 +76,8 @@ class DirectoryWatch:
         self._libc = libc
         self._fd = fd
         self._broken = False
+        self._folders: dict[int, Path] = {}
+        """The folder each watch descriptor watches: an event names its folder by descriptor."""
         # A server that is dropped without close() must not keep its queue: instances are few per user.
         self._finalizer = weakref.finalize(self, _close_fd, fd)
 
@@ -100,6 +105,7 @@ class DirectoryWatch:
             # MASK_ADD: a folder watched twice (a store that is also another's parent) keeps both masks.
             wd = self._libc.inotify_add_watch(self._fd, os.fsencode(folder), mask | IN_ONLYDIR | IN_MASK_ADD)
             if wd >= 0:
+                self._folders[wd] = Path(folder)
                 continue
             code = ctypes.get_errno()
             if code in (errno.ENOENT, errno.ENOTDIR):
@@ -110,29 +116,52 @@ class DirectoryWatch:
 
     def changed(self) -> bool:
         """True if any event arrived since the last call (or the queue cannot be trusted); drains the queue."""
+        events = self.events()
+        return events is None or bool(events)
+
+    def events(self) -> list[tuple[Path, str, int]] | None:
+        """Every event since the last call as (watched folder, entry name, mask); drains the queue.
+
+        None when the queue cannot be trusted (a failed watch, a failed read, an overflow): the caller must
+        rescan everything. An event on a watched folder itself has the name ``""``.
+        """
         if not self.trusted:
-            return True
-        seen = False
+            return None
+        out: list[tuple[Path, str, int]] = []
         while True:
             try:
                 data = os.read(self._fd, 65536)
             except BlockingIOError:
-                return seen
+                return out
             except OSError as exc:
                 log.warning("inotify read failed (%s); freshness falls back to full scans", exc)
                 self._broken = True
-                return True
+                return None
             if not data:
-                return seen
+                return out
             offset = 0
             while offset + _HEADER.size <= len(data):
-                _wd, mask, _cookie, length = _HEADER.unpack_from(data, offset)
+                wd, mask, _cookie, length = _HEADER.unpack_from(data, offset)
+                name = data[offset + _HEADER.size : offset + _HEADER.size + length].rstrip(b"\0")
                 offset += _HEADER.size + length
                 if mask & IN_IGNORED and not mask & ~IN_IGNORED:
+                    self._folders.pop(wd, None)
                     continue  # a watch removed because its folder went: the folder event itself came first
                 if mask & IN_Q_OVERFLOW:
                     log.info("inotify queue overflowed; rescanning")
-                seen = True
+                    self._drain()
+                    return None
+                folder = self._folders.get(wd)
+                if folder is None:
+                    self._drain()
+                    return None  # an event from a descriptor this queue does not know: trust nothing
+                out.append((folder, os.fsdecode(name), mask))
+
+    def _drain(self) -> None:
+        """Empty the queue after a verdict of "rescan everything": what is left in it is covered by the rescan."""
+        with contextlib.suppress(OSError):
+            while os.read(self._fd, 65536):
+                pass
 
     def close(self) -> None:
         self._finalizer()

@@ -186,8 +186,10 @@ def test_a_single_file_store_is_fingerprinted_and_its_edits_seen(tmp_path: Path)
     target = tmp_path / "decisions.mem"
     target.write_text("one\n", encoding="utf-8")
     watch = DirectoryWatch.create()
+    folders: dict[str, dict[str, str | None]] = {}
     try:
-        assert [p for p, _ in _walk(target, watch)] == [str(target)]
+        assert [p for p, _ in _walk(target, watch, folders, "k")] == [str(target)]
+        assert folders == {str(tmp_path): {"k": "decisions.mem"}}, "its folder's other entries are not its own"
         if watch is not None:
             assert watch.changed() is False
             target.write_text("two\n", encoding="utf-8")

@@ -1,0 +1,166 @@
+"""A check re-reads only the entries inotify events name, and its kept scan always equals a fresh one.
+
+Each shortcut sits beside the misreading it must refuse: an event that names a
+file is answered by a stat of that file, but a folder made, moved or removed,
+a config edit and a sweep must still be seen; and after any sequence of
+creates, edits, renames and deletes the kept scan's digests must equal those of
+a scan from nothing (else a reload would load the wrong stores, or none).
+Real files on disk, the real inotify queue.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+
+from synapse_server.actions.deps import Deps, ServerSettings
+from synapse_server.workspace.config import load_workspace
+from synapse_server.workspace.freshness import Freshness, changed_parts, fingerprint
+from synapse_server.workspace.inotify import DirectoryWatch
+from tests.support.procs import wait_until
+
+ENTRY = "---\nid: {id}\nkind: note\ntitle: {title}\nparent: root-5e1f0a2b\n---\nZebra liquidity dried up.\n"
+
+
+@pytest.fixture(autouse=True)
+def _watched() -> None:
+    if DirectoryWatch.create() is None:
+        pytest.skip("inotify is not available here: every check is a full scan")
+
+
+def _fresh_parts(root: Path) -> dict[str, str]:
+    scan = Freshness(load_workspace(root), watch=False)
+    return scan.parts
+
+
+def test_an_edit_named_by_an_event_is_seen_by_a_stat_not_a_rescan(fresh_demo: Path):
+    freshness = Freshness(load_workspace(fresh_demo))
+    try:
+        rescans = freshness.rescans
+        entry = fresh_demo / ".memory" / "tree" / "deci-c3d4e5f6.md"
+        entry.write_text(entry.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+        assert freshness.current() is False
+        assert freshness.rescans == rescans and freshness.updates == 1
+        renewed = freshness.renewed(load_workspace(fresh_demo))
+        try:
+            assert renewed.parts == _fresh_parts(fresh_demo)
+            assert renewed.value == fingerprint(load_workspace(fresh_demo))
+            assert changed_parts(freshness.parts, renewed.parts) == {os.fspath(entry.parent.parent)}
+        finally:
+            renewed.close()
+    finally:
+        freshness.close()
+
+
+def test_creates_renames_and_deletes_leave_the_kept_scan_equal_to_a_fresh_one(fresh_demo: Path):
+    freshness = Freshness(load_workspace(fresh_demo))
+    tree = fresh_demo / ".memory" / "tree"
+    notes = sorted((fresh_demo / ".zettelkasten").rglob("*.md"))
+    try:
+        (tree / "note-0000aaaa.md").write_text(ENTRY.format(id="note-0000aaaa", title="Zebra"), encoding="utf-8")
+        os.replace(notes[0], notes[0].with_name("renamed-" + notes[0].name))
+        notes[1].unlink()
+        (tree / "note-0000aaaa.md").write_text(ENTRY.format(id="note-0000aaaa", title="Zebra 2"), encoding="utf-8")
+        assert freshness.current() is False
+        renewed = freshness.renewed(load_workspace(fresh_demo))
+        try:
+            assert renewed.rescans == freshness.rescans, "named entries are re-read, the stores are not rescanned"
+            assert renewed.parts == _fresh_parts(fresh_demo)
+            os.replace(notes[0].with_name("renamed-" + notes[0].name), notes[0])  # and back: the first digest again
+            assert renewed.current() is False
+            again = renewed.renewed(load_workspace(fresh_demo))
+            try:
+                assert again.parts == _fresh_parts(fresh_demo)
+            finally:
+                again.close()
+        finally:
+            renewed.close()
+    finally:
+        freshness.close()
+
+
+def test_a_new_subfolder_is_rescanned_and_watched_so_its_later_edits_are_seen(fresh_demo: Path):
+    freshness = Freshness(load_workspace(fresh_demo))
+    folder = fresh_demo / ".zettelkasten" / "brand-new"
+    try:
+        rescans = freshness.rescans
+        folder.mkdir()
+        (folder / "fresh.md").write_text("---\ntitle: Fresh\n---\nA fresh note.\n", encoding="utf-8")
+        assert freshness.current() is False
+        assert freshness.rescans == rescans + 1, "a folder made is not an entry a stat can read"
+        renewed = freshness.renewed(load_workspace(fresh_demo))
+        try:
+            assert renewed.current() is True
+            (folder / "fresh.md").write_text("---\ntitle: Fresh\n---\nA changed note.\n", encoding="utf-8")
+            assert renewed.current() is False, "the rescan must have watched the new folder"
+        finally:
+            renewed.close()
+    finally:
+        freshness.close()
+
+
+def test_an_event_in_a_folder_above_the_stores_rescans(fresh_demo: Path):
+    freshness = Freshness(load_workspace(fresh_demo))
+    try:
+        rescans = freshness.rescans
+        (fresh_demo / ".memory" / "tree").rename(fresh_demo / ".memory" / "moved")
+        assert freshness.current() is False
+        assert freshness.rescans == rescans + 1
+    finally:
+        freshness.close()
+
+
+def test_a_config_edit_is_seen_and_a_renewal_with_other_store_folders_scans_afresh(fresh_demo: Path):
+    config = fresh_demo / ".synapse" / "config.yaml"
+    freshness = Freshness(load_workspace(fresh_demo))
+    try:
+        config.write_text(config.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+        assert freshness.current() is False
+        renewed = freshness.renewed(load_workspace(fresh_demo))
+        try:
+            assert renewed.parts == _fresh_parts(fresh_demo)
+        finally:
+            renewed.close()
+    finally:
+        freshness.close()
+    other = Freshness(load_workspace(fresh_demo))
+    (fresh_demo / ".memory" / "tree" / "note-0000aaaa.md").write_text(
+        ENTRY.format(id="note-0000aaaa", title="Zebra"), encoding="utf-8"
+    )
+    assert other.current() is False
+    workspace = load_workspace(fresh_demo)
+    moved = dataclasses.replace(workspace, config=workspace.config.model_copy(update={"runs": "elsewhere"}))
+    renewed = other.renewed(moved)
+    try:
+        assert renewed.rescans == 1, "a workspace naming other store folders is scanned from nothing"
+    finally:
+        renewed.close()
+
+
+def test_a_sweep_rescans_even_with_an_empty_queue(fresh_demo: Path):
+    freshness = Freshness(load_workspace(fresh_demo), sweep_every_s=0.0)
+    try:
+        rescans = freshness.rescans
+        # With no floor the sweep comes SWEEP_SHARE scan-times after the last scan: milliseconds on the demo.
+        assert wait_until(lambda: freshness.current() and freshness.rescans > rescans, timeout_s=10.0)
+    finally:
+        freshness.close()
+
+
+def test_the_server_reloads_an_edit_without_a_second_scan_of_the_stores(fresh_demo: Path):
+    deps = Deps(ServerSettings(root=fresh_demo, prespawn=False), watch=True)
+    try:
+        deps.stores()
+        first = deps.freshness
+        rescans = first.rescans
+        (fresh_demo / ".memory" / "tree" / "note-0000aaaa.md").write_text(
+            ENTRY.format(id="note-0000aaaa", title="Zebra liquidity"), encoding="utf-8"
+        )
+        assert deps.stores().nodes["mem:tree:note-0000aaaa"].title == "Zebra liquidity"
+        assert deps.freshness is not first and deps.freshness.rescans == rescans
+        assert deps.freshness.watched, "the renewed check kept the watch"
+    finally:
+        deps.close()
