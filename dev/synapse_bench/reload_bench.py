@@ -6,7 +6,8 @@ store file changes. This times, on a workspace whose index is already built,
 one edit of one memory entry and one of one zettelkasten note, each followed by
 
 - ``full``: ``preload`` from nothing, as every reload ran before;
-- ``incremental``: the new fingerprint (``Freshness``) and ``preload`` from the
+- ``incremental``: the freshness check that sees the edit (an inotify event names
+  the file), its renewal, and ``preload`` from the
   earlier preload with the folders that changed, as the template now runs it:
   only the edited file parsed, only its document written to the index, the
   vector matrix patched, the graph re-indexed at the changed node.
@@ -64,7 +65,6 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
     root = root.resolve()
     encoder = WideHashEncoder()
     workspace = load_workspace(root)
-    freshness = Freshness(workspace, watch=False)
     start = time.perf_counter()
     loaded = preload(workspace, encoder)
     result: dict[str, Any] = {
@@ -89,17 +89,19 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
             _append(path, f"Edited for the reload benchmark ({i}).")
             workspace = load_workspace(root)
             start = time.perf_counter()
-            freshness = Freshness(workspace, watch=False)
+            freshness = Freshness(workspace)  # watched, as the template's and the server's
             loaded = preload(workspace, encoder)  # the incremental reload below starts from this one
             full.append(time.perf_counter() - start)
             _append(path, f"Edited again for the reload benchmark ({i}).")
             workspace = load_workspace(root)
             with collector_paused():  # as preload runs it
                 start = time.perf_counter()
-                after = Freshness(workspace, watch=False)
+                assert not freshness.current()  # the check before a turn: the event names the edited file
+                after = freshness.renewed(workspace)
                 changed = changed_parts(freshness.parts, after.parts)
                 scanned = time.perf_counter()
-                stores = loaded.stores.reload(workspace, changed)
+                stores = loaded.stores.reload(workspace, changed, after.vouch)
+                after.close()
                 reloaded = time.perf_counter()
                 docs = stores.index_docs
                 documented = time.perf_counter()

@@ -137,7 +137,7 @@ class Deps:
                 with collector_paused():
                     if earlier is not None and earlier.stores is not None:
                         changed = changed_parts(earlier.freshness.parts, loaded.freshness.parts)
-                        loaded.stores = earlier.stores.reload(loaded.workspace, changed)
+                        loaded.stores = earlier.stores.reload(loaded.workspace, changed, loaded.freshness.vouch)
                     else:
                         loaded.stores = Stores.load(loaded.workspace)
             return loaded.stores

@@ -36,6 +36,7 @@ from synapse_server.workspace.gc_pause import collector_paused
 from synapse_server.workspace.stores import IndexBasis, Stores
 
 if TYPE_CHECKING:
+    from adapters.file_memo import Vouch
     from adapters.index import SyncStats
     from adapters.index.embedder import TextEncoder
 
@@ -180,6 +181,7 @@ def preload(
     *,
     earlier: Preloaded | None = None,
     changed: frozenset[str] = frozenset(),
+    vouch: Vouch | None = None,
 ) -> Preloaded:
     """Load the stores, sync the index and keep what a turn would rebuild; no index handle stays open.
 
@@ -193,7 +195,7 @@ def preload(
         if earlier is None:
             stores, basis, graph = Stores.load(workspace), None, None
         else:
-            stores = earlier.stores.reload(workspace, changed)
+            stores = earlier.stores.reload(workspace, changed, vouch)
             basis = IndexBasis(earlier.stores.index_docs, earlier.synced, earlier.vectors)
             graph = earlier.graphs.get(tuple(projects))
     # A full sync may embed for minutes (a cold build): the collector runs then; an advance is short.

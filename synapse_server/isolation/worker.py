@@ -140,7 +140,9 @@ def refresh(warm: Warm, root: Path) -> None:
                     preloaded = preload(workspace, warm.embedder)  # closes its index: no handle crosses a fork
                 else:
                     changed = changed_parts(earlier[1], freshness.parts)
-                    preloaded = preload(workspace, warm.embedder, earlier=earlier[0], changed=changed)
+                    preloaded = preload(
+                        workspace, warm.embedder, earlier=earlier[0], changed=changed, vouch=freshness.vouch
+                    )
             except BaseException:
                 freshness.close()
                 raise

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from adapters.base import Family, LoadResult, Node
 from adapters.code import CodeAdapter
-from adapters.file_memo import FileMemo
+from adapters.file_memo import FileMemo, Vouch
 from adapters.memory import MemoryAdapter
 from adapters.paths import display_path
 from adapters.runs import RunsAdapter
@@ -90,6 +90,8 @@ class Reuse:
 
     previous: Mapping[str, StoreLoad]
     changed: frozenset[str]
+    vouch: Vouch | None = None
+    """The files and folders the freshness check knows unchanged (their parses are reused without a stat)."""
 
     def memo(self, label: str) -> FileMemo:
         """A memo for reading ``label`` again that reuses the earlier load's parses of unchanged files.
@@ -98,7 +100,7 @@ class Reuse:
         every file is parsed again.
         """
         store = None if CONFIG_PART in self.changed else self.previous.get(label)
-        return FileMemo(None if store is None else store.memo)
+        return FileMemo(None if store is None else store.memo, self.vouch)
 
     def get(self, label: str, inputs: Iterable[str]) -> StoreLoad | None:
         """The earlier load of ``label`` if none of ``inputs`` changed, else None (read it again)."""

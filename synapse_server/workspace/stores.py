@@ -28,6 +28,7 @@ from synapse_server.workspace.loading import FAMILIES, Reuse, StoreLoad, load_ea
 from synapse_server.workspace.sources import collisions
 
 if TYPE_CHECKING:
+    from adapters.file_memo import Vouch
     from adapters.index import HybridIndex, IndexDoc, SyncStats
     from adapters.index.embedder import TextEncoder
     from adapters.index.settings import IndexSettings
@@ -145,14 +146,16 @@ class Stores:
     def load(cls, workspace: Workspace, families: Iterable[Family] = FAMILIES) -> Stores:
         return cls._merge(workspace, tuple(families), None)
 
-    def reload(self, workspace: Workspace, changed: frozenset[str]) -> Stores:
+    def reload(self, workspace: Workspace, changed: frozenset[str], vouch: Vouch | None = None) -> Stores:
         """The stores as :meth:`load` gives them now, reading again only those fed by a ``changed`` input.
 
         ``changed`` holds :attr:`Freshness.parts <synapse_server.workspace.freshness.Freshness.parts>` keys
-        that moved since this load's fingerprint (:func:`~synapse_server.workspace.freshness.changed_parts`).
+        that moved since this load's fingerprint (:func:`~synapse_server.workspace.freshness.changed_parts`);
+        ``vouch`` (:attr:`Freshness.vouch <synapse_server.workspace.freshness.Freshness.vouch>`), where given,
+        names the files no event touched since, whose earlier parses are then reused without a stat.
         """
         previous = {load.label: load for load in self.loads}
-        stores = self._merge(workspace, self.families, Reuse(previous, changed))
+        stores = self._merge(workspace, self.families, Reuse(previous, changed, vouch))
         if "index_docs" in self.__dict__:  # the flattened docs of nodes that did not change are kept too
             object.__setattr__(stores, "_earlier_docs", (self.nodes, self.index_docs))
         return stores

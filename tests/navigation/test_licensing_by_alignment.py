@@ -192,7 +192,9 @@ def test_inline_code_is_published_without_its_marks(view: View) -> None:
 def test_a_link_is_refused_naming_the_exact_token_to_drop(view: View) -> None:
     decision = decide(restate("n7", "Dates use [yyyy-mm-dd](https://example.com/iso) in every export."), view)
     assert decision.verdict == "abstain"
-    assert any('"[yyyy-mm-dd](https://example.com/iso)"' in line for line in decision.problem_lines), decision.problem_lines
+    assert any('"[yyyy-mm-dd](https://example.com/iso)"' in line for line in decision.problem_lines), (
+        decision.problem_lines
+    )
 
 
 def test_a_conjunct_from_another_node_may_not_open_with_an_anaphor(view: View) -> None:

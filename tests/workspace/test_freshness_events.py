@@ -164,3 +164,76 @@ def test_the_server_reloads_an_edit_without_a_second_scan_of_the_stores(fresh_de
         assert deps.freshness.watched, "the renewed check kept the watch"
     finally:
         deps.close()
+
+
+def test_an_edit_through_a_hard_link_no_event_reports_is_found_by_the_rescan_and_never_vouched_for(
+    fresh_demo: Path, tmp_path: Path
+):
+    workspace = load_workspace(fresh_demo)
+    stores, freshness = None, Freshness(workspace, sweep_every_s=0.0)
+    entry = fresh_demo / ".memory" / "tree" / "deci-c3d4e5f6.md"
+    try:
+        from synapse_server.workspace.stores import Stores
+
+        stores = Stores.load(workspace)
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        link = outside / entry.name
+        os.link(entry, link)  # made after the scan: no event, and no stat at each check
+        with link.open("a", encoding="utf-8") as handle:
+            handle.write("\nWritten through the link.\n")
+        assert wait_until(lambda: not freshness.current(), timeout_s=10.0), "the sweep must find it"
+        renewed = freshness.renewed(load_workspace(fresh_demo))
+        try:
+            assert renewed.vouch is not None and not renewed.vouch.file(os.fspath(entry))
+            reloaded = stores.reload(renewed.workspace, changed_parts(freshness.parts, renewed.parts), renewed.vouch)
+            assert "Written through the link." in reloaded.nodes["mem:tree:deci-c3d4e5f6"].body
+        finally:
+            renewed.close()
+    finally:
+        freshness.close()
+
+
+def test_a_file_stamped_in_the_tick_of_the_scan_is_never_vouched_for_after_a_rescan(fresh_demo: Path):
+    young = fresh_demo / ".memory" / "tree" / "deci-c3d4e5f6.md"
+    young.write_text(young.read_text(encoding="utf-8") + "\nJust before the scan.\n", encoding="utf-8")
+    freshness = Freshness(load_workspace(fresh_demo))
+    try:
+        folder = fresh_demo / ".zettelkasten" / "brand-new"
+        folder.mkdir()  # a folder event: the next check rescans in full
+        (folder / "fresh.md").write_text("---\ntitle: Fresh\n---\nA fresh note.\n", encoding="utf-8")
+        rescans = freshness.rescans
+        assert freshness.current() is False and freshness.rescans == rescans + 1
+        renewed = freshness.renewed(load_workspace(fresh_demo))
+        try:
+            # Unchanged since the scan, yet written in the scan's own tick (a second write could keep its stamp).
+            assert renewed.vouch is not None and not renewed.vouch.file(os.fspath(young))
+            assert not renewed.vouch.file(os.fspath(folder / "fresh.md"))
+        finally:
+            renewed.close()
+    finally:
+        freshness.close()
+
+
+def test_only_paths_spelled_as_the_scan_spells_them_inside_a_store_are_vouched_for(fresh_demo: Path):
+    freshness = Freshness(load_workspace(fresh_demo))
+    tree = fresh_demo / ".memory" / "tree"
+    try:
+        edited = tree / "deci-c3d4e5f6.md"
+        edited.write_text(edited.read_text(encoding="utf-8") + "\nAn edit.\n", encoding="utf-8")
+        assert freshness.current() is False
+        renewed = freshness.renewed(load_workspace(fresh_demo))
+        try:
+            vouch = renewed.vouch
+            assert vouch is not None
+            other = next(p for p in sorted(tree.glob("*.md")) if p != edited)
+            assert not vouch.file(os.fspath(edited)) and not vouch.folder(os.fspath(tree))
+            assert vouch.file(os.fspath(other)), "an entry no event named is vouched for"
+            assert not vouch.file(os.fspath(tree) + "/./" + other.name), "another spelling of it is not"
+            assert not vouch.file(os.fspath(fresh_demo / ".synapse" / "config.yaml")), "nor a file outside the stores"
+            notes = next(p.parent for p in (fresh_demo / ".zettelkasten").rglob("*.md"))
+            assert vouch.folder(os.fspath(notes))
+        finally:
+            renewed.close()
+    finally:
+        freshness.close()

@@ -17,6 +17,7 @@ from adapters.file_memo import FileMemo
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.freshness import Freshness, changed_parts
 from synapse_server.workspace.init import make_demo
+from synapse_server.workspace.inotify import DirectoryWatch
 from synapse_server.workspace.stores import Stores
 
 
@@ -33,14 +34,32 @@ def _memo(stores: Stores, kind: str) -> FileMemo:
     return memo
 
 
+@pytest.fixture(params=[False, True], ids=["stamps", "events"])
+def watch(request: pytest.FixtureRequest) -> bool:
+    """Each case runs as a reload after a full fingerprint (every stamp compared) and as the server runs it
+    after an inotify event: the renewed check vouches for the files no event named, read without a stat."""
+    if request.param and DirectoryWatch.create() is None:
+        pytest.skip("inotify is not available here")
+    return bool(request.param)
+
+
 def _reload(root: Path, earlier: Stores, before: Freshness) -> Stores:
     workspace = load_workspace(root)
-    return earlier.reload(workspace, changed_parts(before.parts, Freshness(workspace, watch=False).parts))
+    if not before.watched:
+        return earlier.reload(workspace, changed_parts(before.parts, Freshness(workspace, watch=False).parts))
+    assert not before.current()
+    after = before.renewed(workspace)
+    try:
+        assert after.vouch is not None
+        return earlier.reload(workspace, changed_parts(before.parts, after.parts), after.vouch)
+    finally:
+        after.close()
 
 
-def _load(root: Path) -> tuple[Stores, Freshness]:
+def _load(root: Path, watch: bool) -> tuple[Stores, Freshness]:
     workspace = load_workspace(root)
-    return Stores.load(workspace), Freshness(workspace, watch=False)
+    freshness = Freshness(workspace, watch=watch)  # scanned before the load, as the server and template do
+    return Stores.load(workspace), freshness
 
 
 def _same_as_full_load(stores: Stores, root: Path) -> None:
@@ -49,8 +68,8 @@ def _same_as_full_load(stores: Stores, root: Path) -> None:
     assert stores.diagnostics == full.diagnostics
 
 
-def test_one_edited_memory_entry_is_the_only_file_parsed_again(root: Path) -> None:
-    earlier, before = _load(root)
+def test_one_edited_memory_entry_is_the_only_file_parsed_again(root: Path, watch: bool) -> None:
+    earlier, before = _load(root, watch)
     entries = len(_memo(earlier, "memory"))
     path = root / ".memory" / "tree" / "deci-e17103e8.md"
     path.write_text(path.read_text(encoding="utf-8") + "\nA line written after the load.\n", encoding="utf-8")
@@ -63,8 +82,10 @@ def test_one_edited_memory_entry_is_the_only_file_parsed_again(root: Path) -> No
     _same_as_full_load(reloaded, root)
 
 
-def test_a_moved_parent_rebuilds_both_parents_children_though_their_files_did_not_change(root: Path) -> None:
-    earlier, before = _load(root)
+def test_a_moved_parent_rebuilds_both_parents_children_though_their_files_did_not_change(
+    root: Path, watch: bool
+) -> None:
+    earlier, before = _load(root, watch)
     child = next(n for n in earlier.nodes.values() if n.family == "memory" and n.meta.get("parent"))
     old_parent = f"mem:tree:{child.meta['parent']}"
     new_parent = next(
@@ -80,8 +101,8 @@ def test_a_moved_parent_rebuilds_both_parents_children_though_their_files_did_no
     _same_as_full_load(reloaded, root)
 
 
-def test_a_source_whose_cached_text_changed_is_read_again_though_its_record_did_not(root: Path) -> None:
-    earlier, before = _load(root)
+def test_a_source_whose_cached_text_changed_is_read_again_though_its_record_did_not(root: Path, watch: bool) -> None:
+    earlier, before = _load(root, watch)
     text = root / ".zettelkasten" / "execution" / "sources" / "texts" / "moreau-2020.txt"
     text.write_text(text.read_text(encoding="utf-8") + "\nA paragraph the record never changed for.\n")
     reloaded = _reload(root, earlier, before)
@@ -91,12 +112,12 @@ def test_a_source_whose_cached_text_changed_is_read_again_though_its_record_did_
     _same_as_full_load(reloaded, root)
 
 
-def test_a_source_whose_missing_text_appears_loses_its_dangling_warning_on_reload(root: Path) -> None:
+def test_a_source_whose_missing_text_appears_loses_its_dangling_warning_on_reload(root: Path, watch: bool) -> None:
     record = root / ".zettelkasten" / "execution" / "sources" / "moreau-2020.yaml"
     text = root / ".zettelkasten" / "execution" / "sources" / "texts" / "moreau-2020.txt"
     kept = text.read_text(encoding="utf-8")
     text.unlink()
-    earlier, before = _load(root)
+    earlier, before = _load(root, watch)
     assert any(d.code == "dangling-ref" and d.path.endswith("moreau-2020.yaml") for d in earlier.diagnostics)
     text.write_text(kept, encoding="utf-8")
     reloaded = _reload(root, earlier, before)
@@ -104,8 +125,8 @@ def test_a_source_whose_missing_text_appears_loses_its_dangling_warning_on_reloa
     _same_as_full_load(reloaded, root)
 
 
-def test_a_rewrite_that_keeps_size_and_mtime_is_still_seen_by_its_ctime(root: Path) -> None:
-    earlier, before = _load(root)
+def test_a_rewrite_that_keeps_size_and_mtime_is_still_seen_by_its_ctime(root: Path, watch: bool) -> None:
+    earlier, before = _load(root, watch)
     path = next((root / ".zettelkasten" / "research" / "notes").glob("*.md"))
     st = os.stat(path)
     text = path.read_text(encoding="utf-8")
@@ -118,8 +139,8 @@ def test_a_rewrite_that_keeps_size_and_mtime_is_still_seen_by_its_ctime(root: Pa
     _same_as_full_load(reloaded, root)
 
 
-def test_a_config_edit_parses_every_file_again(root: Path) -> None:
-    earlier, before = _load(root)
+def test_a_config_edit_parses_every_file_again(root: Path, watch: bool) -> None:
+    earlier, before = _load(root, watch)
     config = root / ".synapse" / "config.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     reloaded = _reload(root, earlier, before)
@@ -127,8 +148,8 @@ def test_a_config_edit_parses_every_file_again(root: Path) -> None:
     _same_as_full_load(reloaded, root)
 
 
-def test_a_deleted_entry_leaves_no_node_and_the_memo_forgets_it(root: Path) -> None:
-    earlier, before = _load(root)
+def test_a_deleted_entry_leaves_no_node_and_the_memo_forgets_it(root: Path, watch: bool) -> None:
+    earlier, before = _load(root, watch)
     entries = len(_memo(earlier, "memory"))
     (root / ".memory" / "tree" / "anno-e8f9a0b1.md").unlink()
     reloaded = _reload(root, earlier, before)
@@ -137,8 +158,8 @@ def test_a_deleted_entry_leaves_no_node_and_the_memo_forgets_it(root: Path) -> N
     _same_as_full_load(reloaded, root)
 
 
-def test_a_new_entry_is_listed_though_every_other_listing_and_parse_is_reused(root: Path) -> None:
-    earlier, before = _load(root)
+def test_a_new_entry_is_listed_though_every_other_listing_and_parse_is_reused(root: Path, watch: bool) -> None:
+    earlier, before = _load(root, watch)
     text = "---\nid: note-00c0ffee\nkind: note\ntitle: A new note\nparent: root-5e1f0a2b\n---\nFresh text.\n"
     (root / ".memory" / "tree" / "note-00c0ffee.md").write_text(text, encoding="utf-8")
     reloaded = _reload(root, earlier, before)
@@ -147,10 +168,10 @@ def test_a_new_entry_is_listed_though_every_other_listing_and_parse_is_reused(ro
 
 
 def test_a_file_written_within_the_settling_time_is_parsed_again_at_every_reload(
-    root: Path, monkeypatch: pytest.MonkeyPatch
+    root: Path, watch: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(file_memo, "SETTLE_NS", 3600 * 10**9)  # every file here is younger than an hour
-    earlier, before = _load(root)
+    earlier, before = _load(root, watch)
     entries = len(list((root / ".memory" / "tree").glob("*.md")))
     path = root / ".memory" / "tree" / "deci-e17103e8.md"
     path.write_text(path.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
