@@ -86,6 +86,8 @@ class Freshness:
         """Full scans made (the first included)."""
         self.updates = 0
         """Checks answered by re-reading only the entries events named."""
+        self.restats = 0
+        """Sweeps answered by a stat of every known store file, without listing a folder (see :func:`_local`)."""
         self._stale = False
         self._kept = self._full_scan()
         self._moved: set[str] = set()
@@ -109,14 +111,17 @@ class Freshness:
             return False  # once moved, stays moved: a failed reload must not make the old load current again
         git = _git_head(self.workspace.code_dir)
         events = self._watch.events() if self._watch is not None else None
+        sweep = time.monotonic() - self._scanned_at >= self._sweep_s
         if (
             events is None
-            or time.monotonic() - self._keptned_at >= self._sweep_s
+            or (sweep and not self._kept.local)
             or any(_stamp(path) != stamp for path, stamp in self._kept.watched_links().items())
             or not self._apply(events, git)
         ):
             earlier, self._kept = self._kept, self._full_scan(git)
             self._moved |= earlier.moved_in(self._kept)
+        elif sweep:
+            self._restat()
         self._stale = self._kept.value() != self.value
         return not self._stale
 
@@ -135,7 +140,7 @@ class Freshness:
         renewed.workspace = workspace
         renewed._watch, self._watch = self._watch, None
         renewed._sweep_every_s = self._sweep_every_s
-        renewed._sweep_s, renewed._keptned_at = self._sweep_s, self._keptned_at
+        renewed._sweep_s, renewed._scanned_at = self._sweep_s, self._scanned_at
         renewed.rescans, renewed.updates = self.rescans, self.updates
         renewed._stale = False
         renewed._kept = self._kept
@@ -160,9 +165,30 @@ class Freshness:
         self.rescans += 1
         started = time.monotonic()
         scan = _scan_stores(self.workspace, self._watch, git)
-        self._keptned_at = time.monotonic()
-        self._sweep_s = max(self._sweep_every_s, SWEEP_SHARE * (self._keptned_at - started))
+        self._scanned_at = time.monotonic()
+        self._sweep_s = max(self._sweep_every_s, SWEEP_SHARE * (self._scanned_at - started))
         return scan
+
+    def _restat(self) -> None:
+        """The sweep where every store folder is on a local filesystem: a stat of each file the scan holds.
+
+        There every entry created, removed or renamed in a watched folder queues an event; what none reports
+        is an edit through another hard link, which moves the file's stamp. So the folders need not be listed
+        again, and a file whose stamp moved is re-read as an event would have it.
+        """
+        self.restats += 1
+        started = time.monotonic()
+        scan = self._kept
+        young = scan.started_ns - SETTLE_NS
+        for key, files in scan.files.items():
+            for path, stamp in list(files.items()):
+                now = _stamp(path)
+                if now != stamp or max(stamp[0], stamp[1]) >= young:
+                    self._moved.add(path)
+                    if now != stamp:
+                        scan.reread(os.path.dirname(path), os.path.basename(path), only=key)
+        self._scanned_at = time.monotonic()
+        self._sweep_s = max(self._sweep_every_s, SWEEP_SHARE * (self._scanned_at - started))
 
     def _apply(self, events: list[tuple[Path, str, int]], git: bytes) -> bool:
         """Update the kept scan from the entries the events name; False where only a full rescan can tell."""
@@ -227,6 +253,8 @@ class _Scan:
         """Every folder listed -> the store folders it feeds, each with the one name it holds (a single adopted
         file) or None (every entry)."""
         self.linked: dict[str, _Stamp] = {}
+        self.local = False
+        """Every store folder is on a local filesystem, where the kernel reports every entry made or removed."""
 
     def value(self) -> str:
         digest = hashlib.blake2b(digest_size=16)
@@ -269,8 +297,9 @@ class _Scan:
         if st.st_nlink > 1:
             self.linked[path] = stamp
 
-    def reread(self, folder: str, name: str) -> bool:
-        """Stat one entry an event named and update every store folder it feeds; False if it is a folder now."""
+    def reread(self, folder: str, name: str, only: str | None = None) -> bool:
+        """Stat one entry an event named and update every store folder it feeds (or ``only`` that one);
+        False if it is a folder now."""
         path = os.path.join(folder, name)
         st: os.stat_result | None
         try:
@@ -279,8 +308,8 @@ class _Scan:
             st = os.stat(path)  # a symlink's target, as the full scan reads it
         except OSError:
             st = None
-        for key, only in self.folders[folder].items():
-            if only is not None and only != name:
+        for key, single in self.folders.get(folder, {}).items():
+            if (single is not None and single != name) or (only is not None and key != only):
                 continue
             old = self.files[key].pop(path, None)
             self.linked.pop(path, None)
@@ -337,6 +366,7 @@ def _scan_stores(workspace: Workspace, watch: DirectoryWatch | None, git: bytes 
                 scan.linked[path] = stamp
         scan.files[key], scan.sums[key] = files, total % _MOD
     scan.git = _git_head(workspace.code_dir) if git is None else git
+    scan.local = watch is not None and _local([root, *_dirs(workspace)])
     return scan
 
 
@@ -390,6 +420,37 @@ def _walk(
             except OSError:
                 continue
             yield entry.path, st
+
+
+LOCAL_FILESYSTEMS = frozenset(
+    {"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "overlay", "zfs", "f2fs", "jfs", "reiserfs", "bcachefs"}
+)
+"""Filesystems whose every change, made on this machine, reaches an inotify watch (a network or FUSE mount can
+change without an event: there a sweep lists every folder again)."""
+
+
+def _local(paths: list[Path]) -> bool:
+    """True if every path lies on a filesystem of :data:`LOCAL_FILESYSTEMS` (per ``/proc/self/mountinfo``)."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    mounts: list[tuple[str, str]] = []
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields, kinds = left.split(), right.split()
+        if len(fields) >= 5 and kinds:
+            mounts.append((fields[4].replace("\\040", " "), kinds[0]))
+    for path in paths:
+        where = os.path.realpath(path)
+        best = max(
+            (m for m in mounts if where == m[0] or where.startswith(m[0].rstrip("/") + "/")),
+            key=lambda m: len(m[0]),
+            default=None,
+        )
+        if best is None or best[1] not in LOCAL_FILESYSTEMS:
+            return False
+    return True
 
 
 def _ancestors(directory: Path, root: Path) -> list[Path]:

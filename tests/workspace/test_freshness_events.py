@@ -18,7 +18,7 @@ import pytest
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.workspace.config import load_workspace
-from synapse_server.workspace.freshness import Freshness, changed_parts, fingerprint
+from synapse_server.workspace.freshness import Freshness, _local, changed_parts, fingerprint
 from synapse_server.workspace.inotify import DirectoryWatch
 from tests.support.procs import wait_until
 
@@ -140,12 +140,14 @@ def test_a_config_edit_is_seen_and_a_renewal_with_other_store_folders_scans_afre
         renewed.close()
 
 
-def test_a_sweep_rescans_even_with_an_empty_queue(fresh_demo: Path):
+def test_a_sweep_stats_every_file_even_with_an_empty_queue(fresh_demo: Path):
     freshness = Freshness(load_workspace(fresh_demo), sweep_every_s=0.0)
     try:
-        rescans = freshness.rescans
+        swept = freshness.rescans + freshness.restats
         # With no floor the sweep comes SWEEP_SHARE scan-times after the last scan: milliseconds on the demo.
-        assert wait_until(lambda: freshness.current() and freshness.rescans > rescans, timeout_s=10.0)
+        assert wait_until(lambda: freshness.current() and freshness.rescans + freshness.restats > swept, 10.0)
+        if _local([fresh_demo]):
+            assert freshness.restats > 0, "on a local disk a sweep stats the known files without listing folders"
     finally:
         freshness.close()
 
@@ -235,5 +237,19 @@ def test_only_paths_spelled_as_the_scan_spells_them_inside_a_store_are_vouched_f
             assert vouch.folder(os.fspath(notes))
         finally:
             renewed.close()
+    finally:
+        freshness.close()
+
+
+def test_a_store_on_a_filesystem_that_may_change_without_events_is_swept_by_listing_every_folder(
+    fresh_demo: Path,
+):
+    assert _local([fresh_demo / ".memory"]) == _local([fresh_demo]), "one mount, one answer"
+    assert not _local([Path("/proc/self")]), "a virtual filesystem is never trusted to report every change"
+    freshness = Freshness(load_workspace(fresh_demo), watch=False)
+    try:
+        rescans = freshness.rescans
+        assert freshness.current() is True
+        assert freshness.rescans == rescans + 1 and freshness.restats == 0, "without a watch every check lists"
     finally:
         freshness.close()
