@@ -26,7 +26,10 @@ the last full scan's duration where that is longer (a sweep then takes at most
 1/``SWEEP_SHARE`` of the time). An edit no event reports (a link made after the
 scan, a network or virtual filesystem that raises no events) therefore shows at
 most that long after it is made: ``SWEEP_EVERY_S`` seconds up to ~10k store
-files (a sweep costs ~35-65 ms there), ~20-40 s at 100k.
+files, longer where a sweep costs more. Where every store folder is on a local
+filesystem (:func:`_local`), a folder's entries cannot change without an event,
+so a sweep stats the files the scan holds and lists nothing; elsewhere (a
+network or FUSE mount, no watch) it is a full rescan.
 
 Each scan also keeps a digest per store folder (:attr:`Freshness.parts`, plus the
 config file's and git HEAD's), so a process that must reload can ask which
