@@ -107,7 +107,7 @@ class FileMemo:
             earlier is not None
             and self._vouch is not None
             and self._vouch.file(key)
-            and all(_stamp(p) == s for p, s in earlier[2])
+            and (not earlier[2] or all(_stamp(p) == s for p, s in earlier[2]))
         ):
             self._files[key] = earlier  # no event named it since the earlier load's scan: that parse holds
             self.hits += 1

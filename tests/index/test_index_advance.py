@@ -138,6 +138,30 @@ def test_a_patched_matrix_equals_a_fresh_one_wherever_rows_land() -> None:
         assert got is not None and want is not None and np.array_equal(got, want)
 
 
+def test_a_matrix_patched_in_place_for_edited_rows_equals_a_fresh_one_and_leaves_the_earlier_intact() -> None:
+    rng = np.random.default_rng(11)
+    addresses = [f"mem:tree:{c}" for c in "bdfh"]
+    vectors = rng.normal(size=(4, 4)).astype(np.float32)
+    families, projects, types = ["memory", "zk", "memory", "zk"], [None, "p", None, "q"], ["note"] * 4
+    matrix = VectorMatrix(addresses, vectors, families, projects, types)
+    before = matrix.vectors.copy()
+    edited = rng.normal(size=4).astype(np.float32)
+    patched = matrix.patched([], [("mem:tree:d", edited, "zk", "r", "claim")])  # an edit: no row moves
+    fresh = VectorMatrix(
+        addresses,
+        np.stack([vectors[0], edited, vectors[2], vectors[3]]),
+        ["memory", "zk", "memory", "zk"],
+        [None, "r", None, "q"],
+        ["note", "claim", "note", "note"],
+    )
+    _same_matrix(patched, fresh)
+    for projects_wanted in (["r"], ["p"], []):
+        got, want = patched.mask(projects=projects_wanted), fresh.mask(projects=projects_wanted)
+        assert got is not None and want is not None and np.array_equal(got, want)
+    assert np.array_equal(matrix.vectors, before) and matrix.mask(projects=["p"]) is not None
+    assert np.array_equal(matrix.mask(projects=["p"]), np.array([True, True, True, False]))  # type: ignore[arg-type]
+
+
 def test_a_rewritten_doc_drops_its_old_vector_but_not_one_another_doc_still_uses(tmp_path: Path) -> None:
     shared = IndexDoc("mem:tree:b", "memory", None, "note", "Same", "same text")
     docs = [IndexDoc("mem:tree:a", "memory", None, "note", "Same", "same text"), shared]
