@@ -144,7 +144,7 @@ class Freshness:
         renewed._watch, self._watch = self._watch, None
         renewed._sweep_every_s = self._sweep_every_s
         renewed._sweep_s, renewed._scanned_at = self._sweep_s, self._scanned_at
-        renewed.rescans, renewed.updates = self.rescans, self.updates
+        renewed.rescans, renewed.updates, renewed.restats = self.rescans, self.updates, self.restats
         renewed._stale = False
         renewed._kept = self._kept
         renewed.moved = frozenset(self._moved)

@@ -253,3 +253,23 @@ def test_a_store_on_a_filesystem_that_may_change_without_events_is_swept_by_list
         assert freshness.rescans == rescans + 1 and freshness.restats == 0, "without a watch every check lists"
     finally:
         freshness.close()
+
+
+def test_a_renewed_check_sweeps_and_sees_edits_like_a_fresh_one(fresh_demo: Path):
+    freshness = Freshness(load_workspace(fresh_demo), sweep_every_s=0.0)
+    entry = fresh_demo / ".memory" / "tree" / "deci-c3d4e5f6.md"
+    try:
+        entry.write_text(entry.read_text(encoding="utf-8") + "\nAn edit.\n", encoding="utf-8")
+        assert wait_until(lambda: not freshness.current(), timeout_s=10.0)
+        renewed = freshness.renewed(load_workspace(fresh_demo))
+        try:
+            fresh = Freshness(load_workspace(fresh_demo), watch=False)
+            assert vars(renewed).keys() == vars(fresh).keys(), "a renewed check carries every field a fresh one has"
+            swept = renewed.rescans + renewed.restats
+            assert wait_until(lambda: renewed.current() and renewed.rescans + renewed.restats > swept, 10.0)
+            entry.write_text(entry.read_text(encoding="utf-8") + "\nAnother edit.\n", encoding="utf-8")
+            assert renewed.current() is False
+        finally:
+            renewed.close()
+    finally:
+        freshness.close()
