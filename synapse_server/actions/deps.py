@@ -197,8 +197,11 @@ class Deps:
                 log.info("store files or config changed; reloading the stores")
             workspace = load_workspace(Path(self.settings.root))
             # After a change the check that saw it is the new load's fingerprint (and keeps its watch).
-            freshness = loaded.freshness.renewed(workspace) if loaded is not None else None
-            fresh = _Loaded(freshness or Freshness(workspace, watch=self._watch), workspace, earlier=loaded)
+            if loaded is not None:
+                freshness = loaded.freshness.renewed(workspace)
+            else:
+                freshness = Freshness(workspace, watch=self._watch)
+            fresh = _Loaded(freshness, workspace, earlier=loaded)
             if loaded is not None:
                 loaded.earlier = None  # one load back is all a reload needs
             self._replace(fresh)

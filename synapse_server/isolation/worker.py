@@ -114,51 +114,46 @@ def refresh(warm: Warm, root: Path) -> None:
     result travels to the turn as ``synced``. Any failure drops the loaded state: the turn loads for itself.
     After an edit only the stores whose folders changed are read again (the others are the earlier load's).
     """
+    if warm.freshness is not None and warm.freshness.current():
+        return
+    earlier = (warm.preloaded, warm.freshness.parts) if warm.preloaded is not None else None
+    stale = warm.freshness
+    warm.preloaded = warm.freshness = None
+    if warm.embedder is None:  # warm-up failed: every turn builds its own encoder and reports what went wrong
+        if stale is not None:
+            stale.close()
+        return
+    try:
+        warm.preloaded, warm.freshness = _reload(warm, root, stale, earlier)
+    except Exception as exc:
+        log.info("stores not preloaded: %s: %s", type(exc).__name__, exc)
+
+
+def _reload(warm: Warm, root: Path, stale: Any, earlier: tuple[Any, dict[str, str]] | None) -> tuple[Any, Any]:
+    """The preload and its freshness check after ``stale`` saw a change (or, with no ``stale``, the first)."""
     from synapse_server.isolation.turn import preload
     from synapse_server.workspace.config import load_workspace
     from synapse_server.workspace.freshness import Freshness, changed_parts
     from synapse_server.workspace.stores import make_embedder
 
-    if warm.freshness is not None and warm.freshness.current():
-        return
-    earlier = (warm.preloaded, warm.freshness.parts) if warm.preloaded is not None else None
-    stale, warm.freshness = warm.freshness, None
-    _forget(warm)
     try:
-        if warm.embedder is None:
-            return  # warm-up failed: every turn builds its own encoder and reports what went wrong
-        try:
-            workspace = load_workspace(root)
-            key = _embedding_key(workspace)
-            if key != warm.embedding_key:
-                warm.embedder, warm.embedding_key = make_embedder(workspace), key
-            # The check that saw the change fingerprinted the files before this load: a write during it shows next time.
-            freshness = stale.renewed(workspace) if stale is not None else Freshness(workspace)
-            stale = None
-            try:
-                if earlier is None:
-                    preloaded = preload(workspace, warm.embedder)  # closes its index: no handle crosses a fork
-                else:
-                    changed = changed_parts(earlier[1], freshness.parts)
-                    preloaded = preload(
-                        workspace, warm.embedder, earlier=earlier[0], changed=changed, vouch=freshness.vouch
-                    )
-            except BaseException:
-                freshness.close()
-                raise
-        except Exception as exc:
-            log.info("stores not preloaded: %s: %s", type(exc).__name__, exc)
-            return
+        workspace = load_workspace(root)
+        key = _embedding_key(workspace)
+        if key != warm.embedding_key:
+            warm.embedder, warm.embedding_key = make_embedder(workspace), key
+        # The check that saw the change fingerprinted the files before this load: a write during it shows next time.
+        freshness = stale.renewed(workspace) if stale is not None else Freshness(workspace)
     finally:
         if stale is not None:
-            stale.close()
-    warm.preloaded, warm.freshness = preloaded, freshness
-
-
-def _forget(warm: Warm) -> None:
-    if warm.freshness is not None:
-        warm.freshness.close()
-    warm.preloaded = warm.freshness = None
+            stale.close()  # a no-op once the renewed check holds its watch
+    try:
+        if earlier is None:
+            return preload(workspace, warm.embedder), freshness  # closes its index: no handle crosses a fork
+        changed = changed_parts(earlier[1], freshness.parts)
+        return preload(workspace, warm.embedder, earlier=earlier[0], changed=changed, vouch=freshness.vouch), freshness
+    except BaseException:
+        freshness.close()
+        raise
 
 
 class Template:

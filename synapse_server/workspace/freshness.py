@@ -82,9 +82,16 @@ class Freshness:
     """The fingerprint a load was built from, and the watch that says when it must be recomputed."""
 
     def __init__(self, workspace: Workspace, *, watch: bool = True, sweep_every_s: float = SWEEP_EVERY_S) -> None:
+        self._setup(workspace, DirectoryWatch.create() if watch else None, sweep_every_s)
+        self._start(self._full_scan(), None)
+
+    def _setup(self, workspace: Workspace, watch: DirectoryWatch | None, sweep_every_s: float) -> None:
+        """Every field a check has, as a fresh one starts it (:meth:`renewed` starts one here too)."""
         self.workspace = workspace
-        self._watch = DirectoryWatch.create() if watch else None
+        self._watch = watch
         self._sweep_every_s = sweep_every_s
+        self._sweep_s = sweep_every_s
+        self._scanned_at = time.monotonic()
         self.rescans = 0
         """Full scans made (the first included)."""
         self.updates = 0
@@ -92,15 +99,17 @@ class Freshness:
         self.restats = 0
         """Sweeps answered by a stat of every known store file, without listing a folder (see :func:`_local`)."""
         self._stale = False
-        self._kept = self._full_scan()
+
+    def _start(self, kept: _Scan, moved: frozenset[str] | None) -> None:
+        self._kept = kept
         self._moved: set[str] = set()
         """Every store file that can have changed since :attr:`value`'s scan: the entries events named, and
         what a later full rescan found different (or too young to vouch for) beside the scan it replaced."""
-        self.moved: frozenset[str] | None = None
+        self.moved = moved
         """For a renewed check: the files that can have changed between the earlier load's scan and this one's;
         None for a check scanned from nothing (no earlier load to compare with)."""
-        self.value = self._kept.value()
-        self.parts: dict[str, str] = self._kept.parts()
+        self.value = kept.value()
+        self.parts: dict[str, str] = kept.parts()
         """A digest per store folder (its path), and the config's and git HEAD's, as of :attr:`value`."""
 
     @property
@@ -140,17 +149,11 @@ class Freshness:
             self.close()
             return renewed
         renewed = Freshness.__new__(Freshness)
-        renewed.workspace = workspace
-        renewed._watch, self._watch = self._watch, None
-        renewed._sweep_every_s = self._sweep_every_s
+        renewed._setup(workspace, self._watch, self._sweep_every_s)
+        self._watch = None  # the watch is the renewed check's now: closing this one leaves it open
         renewed._sweep_s, renewed._scanned_at = self._sweep_s, self._scanned_at
         renewed.rescans, renewed.updates, renewed.restats = self.rescans, self.updates, self.restats
-        renewed._stale = False
-        renewed._kept = self._kept
-        renewed.moved = frozenset(self._moved)
-        renewed._moved = set()
-        renewed.value = self._kept.value()
-        renewed.parts = self._kept.parts()
+        renewed._start(self._kept, frozenset(self._moved))
         return renewed
 
     @property
