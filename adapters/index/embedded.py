@@ -83,7 +83,7 @@ class EmbeddedStore(Store):
         mask = matrix.mask(filters.families, filters.projects, filters.types)
         mask = np.ones(len(matrix), dtype=bool) if mask is None else mask.copy()
         mask[row] = False
-        return matrix.top(matrix.vectors[row], limit, mask)
+        return matrix.top(matrix.vector(row), limit, mask)
 
     def warm_state(self, model_id: str) -> object | None:
         matrix = self._current_matrix(model_id)

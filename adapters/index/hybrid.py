@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -150,7 +150,13 @@ class HybridIndex:
         return self._sync_unique(unique)
 
     def advance(
-        self, docs: Iterable[IndexDoc], earlier: Sequence[IndexDoc], synced: SyncStats | None, state: object | None
+        self,
+        docs: Sequence[IndexDoc],
+        earlier: Sequence[IndexDoc],
+        synced: SyncStats | None,
+        state: object | None,
+        *,
+        written: Mapping[str, IndexDoc] | None = None,
     ) -> SyncStats:
         """:meth:`resume` after an edit: write only what differs from ``earlier``, the docs ``synced`` left here.
 
@@ -159,28 +165,37 @@ class HybridIndex:
         are all there is to write; no snapshot of every row is read. ``state`` is the earlier handle's
         :meth:`warm_state`: adopted, and patched with the written rows rather than loaded again. Anything
         else - another writer first, another encoder, no earlier sync - is a full :meth:`sync`.
+
+        ``written``, where the caller knows it, is that difference already: ``docs`` are ``earlier`` with the
+        same addresses in the same places and only these docs differing (a reload that moved no address),
+        so neither list is walked again.
         """
-        unique = _unique(docs)
         generation = self._guard(self._store.generation, lambda: -1)
         if synced is None or synced.generation != generation or synced.encoder != self.embedder.model_id:
-            return self._sync_unique(unique)
+            return self._sync_unique(_unique(docs))
         self.adopt_state(state)
-        before = {d.address: d for d in earlier}
-        changed = {a: d for a, d in unique.items() if (old := before.get(a)) is not d and old != d}
-        removed = [a for a in before if a not in unique]
+        if written is not None:
+            held: Collection[str] = [d.address for d in earlier]
+            changed, removed, current = dict(written), [], tuple(docs)
+        else:
+            unique = _unique(docs)
+            before = {d.address: d for d in earlier}
+            changed = {a: d for a, d in unique.items() if (old := before.get(a)) is not d and old != d}
+            removed = [a for a in before if a not in unique]
+            held, current = before, tuple(unique.values())
         if not changed and not removed:
-            return self.resume(unique.values(), synced)
-        self._docs = tuple(unique.values())
+            return self.resume(current, synced)
+        self._docs = current
         try:
             stats = sync_delta(
-                self._store, self._lock, self.embedder, before, changed, removed, generation, self.embed_chunk
+                self._store, self._lock, self.embedder, held, changed, removed, generation, self.embed_chunk
             )
         except Exception as exc:
             if not self._store.is_corruption(exc):
                 raise
             stats = None  # the full sync below finds the damage again and rebuilds
         if stats is None:  # another writer came first, or the cache is damaged: diff everything
-            return self._sync_unique(unique)
+            return self._sync_unique(_unique(current))
         # Only a store that keeps its vectors in memory (the embedded one) has a state to patch.
         advance = getattr(self._store, "advance_state", None)
         if advance is not None and stats.generation is not None:

@@ -9,7 +9,7 @@ set for a workspace from its loaded nodes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -32,7 +32,9 @@ __all__ = [
     "SourceRecord",
     "TetherResolver",
     "committed_runs",
+    "feeds_resolvers",
     "normalise_quote",
+    "renewed_resolvers",
     "resolve",
     "run_hashes",
     "sha256_file",
@@ -89,13 +91,42 @@ def workspace_resolvers(workspace_root: Path, repo_path: Path | None, nodes: Ite
     """The real resolvers for a workspace: git pins against ``repo_path``, hashes against the disk,
     runs and citations against the run and source nodes among ``nodes``."""
     loaded = list(nodes)
+    return _assembled(
+        workspace_root, repo_path, run_hashes(loaded), committed_runs(loaded), source_records(loaded, workspace_root)
+    )
+
+
+def feeds_resolvers(node: Node) -> bool:
+    """Whether ``node`` is one :func:`workspace_resolvers` builds its tables from (a run or a source record)."""
+    return (node.family == "data" and node.type == "run") or (node.family == "zk" and node.type == "source")
+
+
+def renewed_resolvers(earlier: Resolvers, workspace_root: Path, repo_path: Path | None) -> Resolvers:
+    """:func:`workspace_resolvers` over the same run and source nodes as ``earlier``, without walking every node.
+
+    For a reload in which no node :func:`feeds_resolvers` changed: the tables are the earlier ones (read-only),
+    every resolver is new, so nothing an earlier check cached (a file's hash, a cached text) is carried over.
+    """
+    runs, citations = earlier.by_kind[TetherKind.RUN], earlier.by_kind[TetherKind.CITATION]
+    if not isinstance(runs, RunResolver) or not isinstance(citations, CitationResolver):
+        raise TypeError("renewed_resolvers needs resolvers made by workspace_resolvers")
+    return _assembled(workspace_root, repo_path, runs.run_hashes, runs.committed, citations.sources)
+
+
+def _assembled(
+    workspace_root: Path,
+    repo_path: Path | None,
+    hashes: Mapping[str, Sequence[Tether]],
+    committed: Collection[str],
+    sources: Mapping[tuple[str, str], SourceRecord],
+) -> Resolvers:
     content = ContentHashResolver(workspace_root)
     git = GitPinResolver(GitRepoLookup(repo_path, workspace_root) if repo_path is not None else None)
     return Resolvers(
         {
             TetherKind.GIT_PIN: git,
             TetherKind.CONTENT_HASH: content,
-            TetherKind.RUN: RunResolver(run_hashes(loaded), content, committed_runs(loaded)),
-            TetherKind.CITATION: CitationResolver(source_records(loaded, workspace_root)),
+            TetherKind.RUN: RunResolver(hashes, content, committed),
+            TetherKind.CITATION: CitationResolver(sources),
         }
     )

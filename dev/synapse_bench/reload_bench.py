@@ -55,8 +55,7 @@ def _append(path: Path, line: str) -> None:
 
 def measure(root: Path, repeat: int) -> dict[str, Any]:
     """One workspace: the first preload, the memory holding it, and per edited file the full and incremental reload."""
-    from synapse_server.isolation.turn import _projects, preload
-    from synapse_server.navigation.view import Graph
+    from synapse_server.isolation.turn import _projects, preload, scoped_graph
     from synapse_server.workspace.config import load_workspace
     from synapse_server.workspace.freshness import Freshness, changed_parts
     from synapse_server.workspace.gc_pause import collector_paused
@@ -119,7 +118,7 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
                 index.close()
                 warmed = time.perf_counter()
                 projects = _projects(workspace, None)
-                graph = Graph.updated(loaded.graphs[tuple(projects)], stores.scoped(projects))
+                graph = scoped_graph(stores, projects, loaded.graphs[tuple(projects)])
                 done = time.perf_counter()
             incremental.append(done - start)
             for stage, seconds in {

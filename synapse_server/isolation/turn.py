@@ -206,9 +206,18 @@ def preload(
         finally:
             index.close()
     with collector_paused():
-        scoped = stores.scoped(projects)
-        built = Graph.build(scoped) if graph is None else Graph.updated(graph, scoped)
+        built = scoped_graph(stores, projects, graph)
     return Preloaded(stores, synced, vectors, {tuple(projects): built})
+
+
+def scoped_graph(stores: Stores, projects: list[str], earlier: Graph | None = None) -> Graph:
+    """The node graph of ``stores`` in ``projects``'s scope; from ``earlier`` (the same scope's graph of the
+    load these stores were reloaded from) only the nodes that changed are indexed again."""
+    if earlier is None:
+        return Graph.build(stores.scoped(projects))
+    if stores.moved is not None:  # every address kept its place: swap the moved nodes in
+        return Graph.swapped(earlier, stores.nodes, stores.moved)
+    return Graph.updated(earlier, stores.scoped(projects))
 
 
 def _projects(workspace: Workspace, requested: list[str] | None) -> list[str]:

@@ -15,15 +15,16 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adapters.base import Diagnostic, Family, Node
-from adapters.resolvers import Resolvers, workspace_resolvers
+from adapters.resolvers import Resolvers, feeds_resolvers, renewed_resolvers, workspace_resolvers
 from synapse_server.errors import ConfigError, IndexUnavailable
 from synapse_server.workspace.config import CONFIG_RELPATH, Workspace
+from synapse_server.workspace.freshness import CONFIG_PART, GIT_PART
 from synapse_server.workspace.loading import FAMILIES, Reuse, StoreLoad, load_each
 from synapse_server.workspace.sources import collisions
 
@@ -141,6 +142,13 @@ class Stores:
     loads: tuple[StoreLoad, ...] = ()
     """Each store as it loaded (what :meth:`reload` reuses)."""
     families: tuple[Family, ...] = FAMILIES
+    collided: tuple[tuple[Diagnostic, ...], ...] = ()
+    """Per load (aligned with :attr:`loads`), the ``duplicate-id`` errors its nodes met merging: kept so a
+    reload that moved no address can rebuild :attr:`diagnostics` without checking every node again."""
+    moved: frozenset[str] | None = None
+    """After a :meth:`reload` that kept every address in its place: the addresses whose node is a new object
+    (the only ones any derived structure must look at again). None after a load, or when addresses came,
+    went or changed owner - then every consumer compares everything, as before."""
 
     @classmethod
     def load(cls, workspace: Workspace, families: Iterable[Family] = FAMILIES) -> Stores:
@@ -155,23 +163,90 @@ class Stores:
         names the files no event touched since, whose earlier parses are then reused without a stat.
         """
         previous = {load.label: load for load in self.loads}
-        stores = self._merge(workspace, self.families, Reuse(previous, changed, vouch))
+        reuse = Reuse(previous, changed, vouch)
+        loads = load_each(workspace, self.families, reuse=reuse)
+        stores = self._patched(workspace, loads, changed)
+        if stores is None:
+            stores = self._merge(workspace, self.families, reuse, loads)
         if "index_docs" in self.__dict__:  # the flattened docs of nodes that did not change are kept too
             object.__setattr__(stores, "_earlier_docs", (self.nodes, self.index_docs))
+            if stores.moved is not None and "_positions" in self.__dict__:
+                stores.__dict__["_positions"] = self._positions  # every address kept its place
         return stores
 
+    def _patched(self, workspace: Workspace, loads: list[StoreLoad], changed: frozenset[str]) -> Stores | None:
+        """This load with the node objects ``loads`` replaced, where that is exactly what :meth:`_merge` gives.
+
+        That holds when the same stores loaded without failure and each store read again gave the same
+        addresses, files and lines in the same order (so no collision, order or failure can differ): then
+        only the nodes that are new objects are swapped in, and :attr:`moved` names them. The resolvers'
+        tables are kept unless a run or source record moved. Anything else is None (merge everything).
+        """
+        if CONFIG_PART in changed or len(loads) != len(self.loads) or len(self.collided) != len(loads):
+            return None
+        nodes = dict(self.nodes)
+        moved: set[str] = set()
+        for earlier, load in zip(self.loads, loads, strict=True):
+            if load is earlier:
+                continue
+            if load.label != earlier.label or load.failure is not None or earlier.failure is not None:
+                return None
+            before, after = earlier.result.nodes, load.result.nodes
+            if not after or len(before) != len(after):
+                return None
+            for old, new in zip(before, after, strict=True):
+                if old is new:
+                    continue
+                if (old.address, old.path, old.line) != (new.address, new.path, new.line):
+                    return None
+                if nodes.get(new.address) is old:  # this store owns the address (the first store wins)
+                    nodes[new.address] = new
+                    moved.add(new.address)
+        diagnostics = [
+            d for load, own in zip(loads, self.collided, strict=True) for d in (*load.result.diagnostics, *own)
+        ]
+        resolvers = self._resolvers_for(workspace, nodes, moved, changed)
+        return replace(
+            self,
+            workspace=workspace,
+            nodes=nodes,
+            diagnostics=tuple(diagnostics),
+            resolvers=resolvers,
+            loads=tuple(loads),
+            moved=frozenset(moved),
+        )
+
+    def _resolvers_for(
+        self, workspace: Workspace, nodes: Mapping[str, Node], moved: set[str], changed: frozenset[str]
+    ) -> Resolvers:
+        """Fresh resolvers (their caches start empty) over the earlier tables while no run or source moved."""
+        repo = workspace.code_dir if (workspace.code_dir / ".git").exists() else None
+        tabled = (self.nodes[a] for a in moved)
+        if GIT_PART in changed or any(feeds_resolvers(n) for n in (*tabled, *(nodes[a] for a in moved))):
+            return workspace_resolvers(workspace.root, repo, nodes.values())
+        return renewed_resolvers(self.resolvers, workspace.root, repo)
+
     @classmethod
-    def _merge(cls, workspace: Workspace, families: tuple[Family, ...], reuse: Reuse | None) -> Stores:
+    def _merge(
+        cls,
+        workspace: Workspace,
+        families: tuple[Family, ...],
+        reuse: Reuse | None,
+        loads: list[StoreLoad] | None = None,
+    ) -> Stores:
         nodes: dict[str, Node] = {}
         diagnostics: list[Diagnostic] = []
         failures: list[SourceFailure] = []
+        collided: list[tuple[Diagnostic, ...]] = []
         owners: dict[str, str] = {}  # address -> the file that gave it first, across the stores merged so far
-        loads = load_each(workspace, families, reuse=reuse)
+        if loads is None:
+            loads = load_each(workspace, families, reuse=reuse)
         for load in loads:
             family, result = load.family, load.result
             if load.failure is not None:
                 detail = f"{family} store failed to load: {load.failure.error}"
                 failures.append(SourceFailure(family, load.wildcard, detail))
+                collided.append(())
                 continue
             diagnostics.extend(result.diagnostics)
             refused = [d for d in result.diagnostics if d.severity == "error" and d.code in _UNLOADABLE]
@@ -179,13 +254,16 @@ class Stores:
                 failures.append(
                     SourceFailure(family, load.wildcard, f"{family} store failed to load: {refused[0].code}")
                 )
-            diagnostics.extend(collisions([(family, result.nodes)], owners))
+            collided.append(tuple(collisions([(family, result.nodes)], owners)))
+            diagnostics.extend(collided[-1])
             for node in result.nodes:
                 nodes.setdefault(node.address, node)
         ordered = {a: nodes[a] for a in sorted(nodes)}
         repo = workspace.code_dir if (workspace.code_dir / ".git").exists() else None
         resolvers = workspace_resolvers(workspace.root, repo, ordered.values())
-        return cls(workspace, ordered, tuple(diagnostics), tuple(failures), resolvers, tuple(loads), families)
+        return cls(
+            workspace, ordered, tuple(diagnostics), tuple(failures), resolvers, tuple(loads), families, tuple(collided)
+        )
 
     def in_scope(self, node: Node, projects: list[str]) -> bool:
         """Memory, code and data are always in scope; a zk node only if its project is scoped."""
@@ -199,6 +277,11 @@ class Stores:
         return {a: n for a, n in self.nodes.items() if n.family != "zk" or a.split(":", 2)[1] in wanted}
 
     @cached_property
+    def _positions(self) -> dict[str, int]:
+        """Each address's place in :attr:`nodes` and :attr:`index_docs` (a reload that moved none keeps it)."""
+        return {address: at for at, address in enumerate(self.nodes)}
+
+    @cached_property
     def index_docs(self) -> tuple[IndexDoc, ...]:
         """Every node as the index sees it; built once per load (a forked turn inherits the template's)."""
         from adapters.index import IndexDoc
@@ -207,6 +290,15 @@ class Stores:
         if earlier is None:
             return tuple(IndexDoc.from_node(n) for n in self.nodes.values())
         nodes, docs = earlier
+        if self.moved is not None and len(docs) == len(self.nodes):  # every address in its place: patch those
+            patched, positions, written = list(docs), self._positions, {}
+            for address in self.moved:
+                at = positions[address]
+                doc = patched[at] = IndexDoc.from_node(self.nodes[address])
+                if doc != docs[at]:
+                    written[address] = doc
+            self.__dict__["_advanced_from"] = (docs, written)  # what open_index may write without a diff
+            return tuple(patched)
         kept = {doc.address: doc for node, doc in zip(nodes.values(), docs, strict=True)}
         return tuple(kept[a] if nodes.get(a) is n else IndexDoc.from_node(n) for a, n in self.nodes.items())
 
@@ -230,7 +322,10 @@ class Stores:
         index = open_workspace_index(self.workspace, embedder, cache_dir)
         try:
             if earlier is not None:
-                index.advance(self.index_docs, earlier.docs, earlier.synced, earlier.state)
+                docs = self.index_docs
+                advanced = self.__dict__.get("_advanced_from")
+                written = advanced[1] if advanced is not None and advanced[0] is earlier.docs else None
+                index.advance(docs, earlier.docs, earlier.synced, earlier.state, written=written)
             else:
                 index.resume(self.index_docs, synced)
         except BackendUnavailable as exc:

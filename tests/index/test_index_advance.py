@@ -11,8 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from adapters.index import HybridIndex, IndexDoc, SyncStats
+from adapters.index import HybridIndex, IndexDoc, SyncStats, semantic
 from adapters.index.semantic import VectorMatrix
 from tests.support.index_corpus import CountingEncoder, HashEncoder, generated_docs
 
@@ -160,6 +161,31 @@ def test_a_matrix_patched_in_place_for_edited_rows_equals_a_fresh_one_and_leaves
         assert got is not None and want is not None and np.array_equal(got, want)
     assert np.array_equal(matrix.vectors, before) and matrix.mask(projects=["p"]) is not None
     assert np.array_equal(matrix.mask(projects=["p"]), np.array([True, True, True, False]))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("edits", [3, semantic.EDITS_HELD + 5])
+def test_a_chain_of_edited_rows_searches_like_a_fresh_matrix_and_never_changes_an_earlier_one(edits: int) -> None:
+    rng = np.random.default_rng(5)
+    addresses = [f"mem:tree:{i:04d}" for i in range(40)]
+    truth = rng.normal(size=(40, 8)).astype(np.float32)
+    truth /= np.linalg.norm(truth, axis=1, keepdims=True)
+    chain = [VectorMatrix(addresses, truth.copy(), ["memory"] * 40, [None] * 40, ["note"] * 40)]
+    seen = [truth.copy()]  # what each matrix of the chain held when it was made
+    for _ in range(edits):  # each edit rewrites one row of the matrix the last edit left
+        row = int(rng.integers(40))
+        truth[row] = rng.normal(size=8).astype(np.float32)
+        truth[row] /= np.linalg.norm(truth[row])
+        chain.append(chain[-1].patched([], [(addresses[row], truth[row].copy(), "memory", None, "note")]))
+        seen.append(truth.copy())
+    assert all(np.array_equal(matrix.vectors, held) for matrix, held in zip(chain, seen, strict=True))
+    fresh, latest = VectorMatrix(addresses, truth, ["memory"] * 40, [None] * 40, ["note"] * 40), chain[-1]
+    for query in rng.normal(size=(5, 8)).astype(np.float32):
+        query /= np.linalg.norm(query)
+        got, want = latest.top(query, 7), fresh.top(query, 7)
+        assert [h.address for h in got] == [h.address for h in want]
+        assert np.allclose([h.score for h in got], [h.score for h in want], atol=1e-6)
+    row = latest.row_of(addresses[3])
+    assert row is not None and np.array_equal(latest.vector(row), truth[3])
 
 
 def test_a_rewritten_doc_drops_its_old_vector_but_not_one_another_doc_still_uses(tmp_path: Path) -> None:

@@ -12,8 +12,12 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from adapters.base import TetherKind
+from adapters.resolvers import CitationResolver, RunResolver
+from synapse_server.navigation.view import Graph
 from synapse_server.workspace.config import load_workspace
 from synapse_server.workspace.freshness import Freshness, changed_parts
 from synapse_server.workspace.init import make_demo
@@ -47,6 +51,11 @@ def change_memory_id(root: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("id: deci-e17103e8", "id: deci-0000beef", 1))
 
 
+def edit_memory_file(root: Path) -> None:
+    path = _memory_file(root)
+    path.write_text(path.read_text(encoding="utf-8") + "\nOne more line after an edit.\n", encoding="utf-8")
+
+
 def delete_memory_file(root: Path) -> None:
     _memory_file(root, "anno-e8f9a0b1").unlink()
 
@@ -67,6 +76,19 @@ def edit_zk_note(root: Path) -> None:
 
 def break_zk_note(root: Path) -> None:
     _zk_note(root).write_text("---\ntitle: [broken\n", encoding="utf-8")
+
+
+def repin_source_record(root: Path) -> None:
+    """A source record's hash changed in place: the citation resolver's catalog must follow it."""
+    path = root / ".zettelkasten" / "execution" / "sources" / "moreau-2020.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('sha256: "a1735e92', 'sha256: "00000000', 1), encoding="utf-8")
+
+
+def rename_zk_note(root: Path) -> None:
+    """The same id from another file: the address stays, the file it is read from does not."""
+    path = _zk_note(root)
+    path.rename(path.with_name("renamed-" + path.name))
 
 
 def edit_vault(root: Path) -> None:
@@ -96,12 +118,15 @@ def edit_config(root: Path) -> None:
 
 EDITS: dict[str, tuple[Edit, set[str]]] = {
     # edit -> the stores (labels) that must be read again; every other store is the earlier load's own object
+    "memory entry edited": (edit_memory_file, {"memory .memory"}),
     "memory id changed": (change_memory_id, {"memory .memory"}),
     "memory file deleted": (delete_memory_file, {"memory .memory"}),
     "memory file added": (add_memory_file, {"memory .memory"}),
     "memory file broken": (break_memory_file, {"memory .memory"}),
     "zettelkasten note edited": (edit_zk_note, {"zettelkasten .zettelkasten"}),
     "zettelkasten note broken": (break_zk_note, {"zettelkasten .zettelkasten"}),
+    "zettelkasten note renamed": (rename_zk_note, {"zettelkasten .zettelkasten"}),
+    "source record repinned": (repin_source_record, {"zettelkasten .zettelkasten"}),
     "vault note edited": (edit_vault, {"notes vault", "code ."}),
     "vault note deleted": (delete_vault_file, {"notes vault", "code ."}),
     "code committed": (commit_code, {"runs runs", "notes vault", "code ."}),
@@ -113,11 +138,19 @@ def _reload(root: Path, edit: Edit) -> tuple[Stores, Stores, Stores]:
     workspace = load_workspace(root)
     before = Freshness(workspace, watch=False)
     earlier = Stores.load(workspace)
+    assert earlier.index_docs and earlier._positions  # as the template holds them: the reload patches both
     edit(root)
     workspace = load_workspace(root)
     after = Freshness(workspace, watch=False)
     reloaded = earlier.reload(workspace, changed_parts(before.parts, after.parts))
     return earlier, reloaded, Stores.load(workspace)
+
+
+def _tables(stores: Stores) -> tuple[object, ...]:
+    """What the resolvers were built from: run hashes, committed runs, the source catalog."""
+    runs, citations = stores.resolvers.by_kind[TetherKind.RUN], stores.resolvers.by_kind[TetherKind.CITATION]
+    assert isinstance(runs, RunResolver) and isinstance(citations, CitationResolver)
+    return dict(runs.run_hashes), set(runs.committed), dict(citations.sources)
 
 
 def _same(reloaded: Stores, full: Stores) -> None:
@@ -127,6 +160,22 @@ def _same(reloaded: Stores, full: Stores) -> None:
     assert reloaded.failures == full.failures
     assert [load.label for load in reloaded.loads] == [load.label for load in full.loads]
     assert [load.result for load in reloaded.loads] == [load.result for load in full.loads]
+    assert _tables(reloaded) == _tables(full)
+    assert reloaded.index_docs == full.index_docs
+    assert reloaded._positions == full._positions
+
+
+def _graph_same(earlier: Stores, reloaded: Stores, full: Stores) -> None:
+    """The graph a template keeps, carried over the reload as the template does, equals one built afresh."""
+    projects = sorted({a.split(":")[1] for a in full.nodes if a.startswith("zk:")})
+    graph = Graph.build(earlier.scoped(projects))
+    if reloaded.moved is None:
+        carried = Graph.updated(graph, reloaded.scoped(projects))
+    else:
+        carried = Graph.swapped(graph, reloaded.nodes, reloaded.moved)
+    fresh = Graph.build(full.scoped(projects))
+    assert carried.nodes == fresh.nodes and list(carried.nodes) == list(fresh.nodes)
+    assert carried.out_edges == fresh.out_edges and carried.in_edges == fresh.in_edges
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))
@@ -136,10 +185,27 @@ def test_reload_after_an_edit_equals_a_full_load_and_reads_only_the_touched_stor
     edit, reread = EDITS[name]
     earlier, reloaded, full = _reload(workspace_root, edit)
     _same(reloaded, full)
+    _graph_same(earlier, reloaded, full)
     assert reloaded.nodes != earlier.nodes or reloaded.diagnostics != earlier.diagnostics  # the edit showed
     previous = {load.label: load for load in earlier.loads}
     read_again = {load.label for load in reloaded.loads if previous.get(load.label) is not load}
     assert read_again == reread
+
+
+IN_PLACE = {"memory entry edited", "zettelkasten note edited", "source record repinned", "vault note edited"}
+"""Edits after which every address is where it was, read from the same file (a broken file loses its node, a
+renamed one keeps its address from another file, a commit adds a file)."""
+
+
+@pytest.mark.parametrize("name", sorted(EDITS))
+def test_only_a_reload_that_kept_every_address_in_place_names_the_moved_nodes(workspace_root: Path, name: str) -> None:
+    earlier, reloaded, _ = _reload(workspace_root, EDITS[name][0])
+    if name not in IN_PLACE:
+        assert reloaded.moved is None  # an address came, went or was renamed: everything is compared
+        return
+    assert reloaded.moved is not None
+    assert reloaded.moved == {a for a, n in reloaded.nodes.items() if earlier.nodes[a] is not n}
+    assert set(reloaded.nodes) == set(earlier.nodes)
 
 
 def test_a_config_edit_reads_every_store_again(workspace_root: Path) -> None:
@@ -175,6 +241,7 @@ def test_nothing_changed_reuses_every_store(workspace_root: Path) -> None:
 def test_the_template_reloads_only_the_edited_store_and_embeds_only_the_edited_document(
     workspace_root: Path,
 ) -> None:
+    from synapse_server.isolation.turn import preload
     from synapse_server.isolation.worker import Warm, refresh
     from tests.support.index_corpus import CountingEncoder, HashEncoder
 
@@ -195,6 +262,15 @@ def test_the_template_reloads_only_the_edited_store_and_embeds_only_the_edited_d
         _same(stores, Stores.load(load_workspace(workspace_root)))
         assert len(encoder.texts) == 1 and "A sentence added after the load." in encoder.texts[0]
         assert warm.preloaded.synced is not None and warm.preloaded.synced.reembedded == 1
+        assert stores.moved == {"mem:tree:deci-e17103e8"}  # the index and graph were patched at that node alone
+        fresh = preload(load_workspace(workspace_root), HashEncoder())
+        for key, graph in fresh.graphs.items():
+            kept = warm.preloaded.graphs[key]
+            assert (kept.nodes, kept.out_edges, kept.in_edges) == (graph.nodes, graph.out_edges, graph.in_edges)
+        assert isinstance(warm.preloaded.vectors, tuple) and isinstance(fresh.vectors, tuple)
+        patched, loaded_afresh = warm.preloaded.vectors[1], fresh.vectors[1]
+        assert patched.addresses == loaded_afresh.addresses
+        assert np.array_equal(patched.vectors, loaded_afresh.vectors)
     finally:
         if warm.freshness is not None:
             warm.freshness.close()
