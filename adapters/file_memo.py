@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -78,11 +78,16 @@ class Vouch(Protocol):
 
     def folder(self, path: str) -> bool: ...
 
+    def edited(self, folder: str) -> frozenset[str] | None:
+        """The files directly in ``folder`` an event named since the earlier scan: every other file in it is
+        unchanged. None where the check did not watch the whole folder (then nothing is known)."""
+        ...
+
 
 class FileMemo:
     """One load's parses by file (and derived values by key), read from the earlier load's memo."""
 
-    __slots__ = ("_derived", "_earlier_derived", "_earlier_files", "_files", "_vouch", "hits", "parsed")
+    __slots__ = ("_derived", "_earlier_derived", "_earlier_files", "_files", "_vouch", "hits", "parsed", "unasked")
 
     def __init__(self, earlier: FileMemo | None = None, vouch: Vouch | None = None) -> None:
         self._earlier_files: dict[str, _Kept] = {} if earlier is None else earlier._files
@@ -94,6 +99,8 @@ class FileMemo:
         self._vouch = vouch
         self.hits = 0
         self.parsed = 0
+        self.unasked = 0
+        """Of the hits, parses kept by :meth:`reuse_files` (a store that patched its read) without a lookup each."""
 
     def parse(self, path: Path, parse: Callable[[], T], reads: Callable[[T], Iterable[Path]] | None = None) -> T:
         """``parse()``'s result for ``path``: the earlier load's while the file's stamp is unchanged.
@@ -151,6 +158,43 @@ class FileMemo:
         if stamp is not None and not listed[2] and _settled(stamp):
             self._files[key] = (stamp, listed, ())
         return listed
+
+    def edited_in(self, folder: Path) -> frozenset[str] | None:
+        """What :meth:`Vouch.edited` says of ``folder``; None without a vouch. For a store that patches its
+        earlier result: with its listing unchanged, only these files can read differently."""
+        return None if self._vouch is None else self._vouch.edited(os.fspath(folder))
+
+    def reuse_files(self, keys: Iterable[str], but: Collection[str] = ()) -> None:
+        """Keep the earlier parses of ``keys`` (less ``but``) for the next load, unread: the caller knows the
+        files unchanged (:meth:`edited_in`) and patches its result instead of asking file by file."""
+        earlier = self._earlier_files
+        kept = {key: earlier[key] for key in keys if key in earlier}
+        for key in but:
+            kept.pop(key, None)
+        self._files.update(kept)
+        self.hits += len(kept)
+        self.unasked += len(kept)
+
+    def reuse_derived(self, keys: Iterable[Hashable], but: Collection[Hashable] = ()) -> None:
+        """Keep the earlier :meth:`derive` values of ``keys`` (less ``but``) for the next load, as they are."""
+        earlier = self._earlier_derived
+        kept = {key: earlier[key] for key in keys if key in earlier}
+        for key in but:
+            kept.pop(key, None)
+        self._derived.update(kept)
+
+    def kept(self, key: str) -> bool:
+        """Whether this load keeps a parse of ``key`` for the next (a stamp too young to vouch for is not kept)."""
+        return key in self._files
+
+    def carried(self, key: Hashable) -> Any:
+        """What the earlier load :meth:`carry`-ed under ``key`` (a store's own record of its read), or None."""
+        earlier = self._earlier_derived.get(("\0carried", key))
+        return None if earlier is None else earlier[1]
+
+    def carry(self, key: Hashable, value: Any) -> None:
+        """Keep ``value`` for the next load's :meth:`carried`."""
+        self._derived[("\0carried", key)] = ((), value)
 
     def derive(self, key: Hashable, inputs: tuple[Any, ...], build: Callable[[], T]) -> T:
         """``build()``'s result, reused from the earlier load while ``inputs`` are the same (``is`` or ``==``)."""

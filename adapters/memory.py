@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from adapters.frontmatter import MAX_BODY_BYTES, Record, StoreFileError, capped_
 from adapters.ids import BadAddress, check_address, check_file_id, check_id, make_address, path_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside, under
 from adapters.skips import drop
+from adapters.store_patch import FolderRead, keys_of, rereads
 
 __all__ = ["MAX_BODY_BYTES", "MEMORY_KINDS", "MEMORY_STATUSES", "MemoryAdapter", "Pin"]
 
@@ -80,6 +82,50 @@ class _Entry:
     supersession: tuple[tuple[str, str], ...] = ()  # (rel, address): supersedes / superseded-by
 
 
+_ParsedEntry = tuple[_Entry | None, tuple[Diagnostic, ...], tuple[Skipped, ...]]
+"""One entry file's parse: the entry (None when unusable), its diagnostics and its skip."""
+
+
+@dataclass(frozen=True, slots=True)
+class _TreeRead:
+    """The tree as a load read it, kept for the next load to patch: per file in listing order its parse, the
+    diagnostics and skips it added and whether it was admitted; then the entries, the dangling-parent
+    warnings, the relations between entries, and the nodes (by address, with each one's place)."""
+
+    files: FolderRead
+    values: tuple[_ParsedEntry, ...]
+    diags: tuple[tuple[Diagnostic, ...], ...]
+    skipped: tuple[tuple[Skipped, ...], ...]
+    admitted: tuple[bool, ...]
+    entries: dict[str, _Entry]
+    dangling: tuple[Diagnostic, ...]
+    children: dict[str, list[str]]
+    mirrored: dict[str, list[Edge]]
+    nodes: tuple[Node, ...]
+    position: dict[str, int]
+
+
+def _relations(
+    entries: dict[str, _Entry], dangling: list[Diagnostic]
+) -> tuple[dict[str, list[str]], dict[str, list[Edge]]]:
+    """Each entry's children and the supersession edges mirrored onto it; a parent not in the tree is a
+    warning in ``dangling``."""
+    children: dict[str, list[str]] = {}
+    for entry in entries.values():
+        if entry.parent is None:
+            continue
+        if entry.parent not in entries:
+            message = f"parent {entry.parent} is not in the memory tree"
+            dangling.append(Diagnostic(entry.path, 1, "dangling-ref", message, "warning", "parent"))
+        children.setdefault(entry.parent, []).append(entry.address)
+    mirrored: dict[str, list[Edge]] = {}
+    for entry in entries.values():
+        for rel, dst in entry.supersession:
+            if dst in entries and dst != entry.address:
+                mirrored.setdefault(dst, []).append(Edge(dst, entry.address, _SUPERSESSION[rel]))
+    return children, mirrored
+
+
 class MemoryAdapter:
     """Loads every entry of one memory store; a malformed entry is a diagnostic, never a failure.
 
@@ -109,25 +155,101 @@ class MemoryAdapter:
         skipped: list[Skipped] = []
         for path, reason in refused:
             drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diagnostics, skipped)
-        entries: dict[str, _Entry] = {}
-        for path in files:
-            entry = self._read(path, diagnostics, skipped)
-            if entry is None:
-                continue
-            first = entries.get(entry.address)
-            if first is not None:
-                message = f"id {entry.id!r} is already used by {first.path}"
-                drop(Diagnostic(entry.path, 1, "duplicate-id", message, "error", "id"), diagnostics, skipped)
-                continue
-            entries[entry.address] = entry
-        nodes = self._nodes(entries, diagnostics)
-        return LoadResult(nodes, tuple(diagnostics), files_read=len(entries), skipped=tuple(skipped))
+        key = ("memory tree", str(tree))
+        earlier = self.memo.carried(key)
+        reread = rereads(self.memo, tree, earlier and earlier.files, files)
+        parsed: dict[str, _ParsedEntry] = {}
+        read = None if reread is None else self._patched(earlier, files, reread, parsed)
+        if read is None:
+            read = self._read_all(files, parsed)
+        self.memo.carry(key, read)
+        diagnostics.extend(chain.from_iterable(read.diags))
+        diagnostics.extend(read.dangling)
+        skipped.extend(chain.from_iterable(read.skipped))
+        return LoadResult(read.nodes, tuple(diagnostics), files_read=len(read.entries), skipped=tuple(skipped))
 
-    def _read(self, path: Path, diagnostics: list[Diagnostic], skipped: list[Skipped]) -> _Entry | None:
-        entry, warnings, dropped = self.memo.parse(path, lambda: self._parse(path))
-        diagnostics.extend(warnings)
-        skipped.extend(dropped)
-        return entry
+    def _read_all(self, files: list[Path], parsed: dict[str, _ParsedEntry]) -> _TreeRead:
+        """Every entry file parsed (or reused from the memo) and admitted in listing order, then the nodes;
+        ``parsed`` holds files an abandoned patch already parsed."""
+        keys = keys_of(files)
+        entries: dict[str, _Entry] = {}
+        values: list[_ParsedEntry] = []
+        diags: list[tuple[Diagnostic, ...]] = []
+        skips: list[tuple[Skipped, ...]] = []
+        admitted: list[bool] = []
+        for path, key in zip(files, keys, strict=True):
+            value = parsed.get(key) if parsed else None
+            if value is None:
+                value = self.memo.parse(path, partial(self._parse, path))
+            entry, warnings, dropped = value
+            its_diags, its_skips = list(warnings), list(dropped)
+            first = None if entry is None else entries.get(entry.address)
+            if entry is not None and first is not None:
+                message = f"id {entry.id!r} is already used by {first.path}"
+                drop(Diagnostic(entry.path, 1, "duplicate-id", message, "error", "id"), its_diags, its_skips)
+            elif entry is not None:
+                entries[entry.address] = entry
+            values.append(value)
+            diags.append(tuple(its_diags))
+            skips.append(tuple(its_skips))
+            admitted.append(entry is not None and first is None)
+        dangling: list[Diagnostic] = []
+        children, mirrored = _relations(entries, dangling)
+        nodes = self._nodes(entries, children, mirrored)
+        return _TreeRead(
+            FolderRead.of(files, keys, self.memo),
+            tuple(values),
+            tuple(diags),
+            tuple(skips),
+            tuple(admitted),
+            entries,
+            tuple(dangling),
+            children,
+            mirrored,
+            nodes,
+            {node.address: at for at, node in enumerate(nodes)},
+        )
+
+    def _patched(
+        self, earlier: _TreeRead, files: list[Path], reread: list[int], parsed: dict[str, _ParsedEntry]
+    ) -> _TreeRead | None:
+        """``earlier`` with the entries at ``reread`` parsed again, or None where one no longer fits in place.
+
+        In place means the same address from the same file, admitted before, with the same parent and the
+        same supersession links: then no other entry's children, mirrored edges or dangling warnings move,
+        and only the re-read entries' nodes are built again.
+        """
+        values, diags, entries = list(earlier.values), list(earlier.diags), dict(earlier.entries)
+        keys = earlier.files.keys
+        for at in reread:
+            path = files[at]
+            value = parsed[keys[at]] = self.memo.parse(path, partial(self._parse, path))
+            entry, warnings, dropped = value
+            old = values[at][0]
+            if entry is None or old is None or not earlier.admitted[at] or dropped:
+                return None
+            if (entry.address, entry.path, entry.parent, entry.supersession) != (
+                old.address,
+                old.path,
+                old.parent,
+                old.supersession,
+            ):
+                return None
+            values[at], diags[at], entries[entry.address] = value, warnings, entry
+        nodes = list(earlier.nodes)
+        moved = {entry.address for at in reread if (entry := values[at][0]) is not None}
+        for address in moved:
+            nodes[earlier.position[address]] = self._derived(entries[address], earlier.children, earlier.mirrored)
+        self.memo.reuse_files(keys, but=[keys[at] for at in reread])
+        self.memo.reuse_derived(entries, but=moved)
+        return replace(
+            earlier,
+            files=earlier.files.again(files, reread, self.memo),
+            values=tuple(values),
+            diags=tuple(diags),
+            entries=entries,
+            nodes=tuple(nodes),
+        )
 
     def _parse(self, path: Path) -> tuple[_Entry | None, tuple[Diagnostic, ...], tuple[Skipped, ...]]:
         """One entry file on its own: the entry (None when unusable), its diagnostics and its skip."""
@@ -196,26 +318,17 @@ class MemoryAdapter:
             supersession=supersession,
         )
 
-    def _nodes(self, entries: dict[str, _Entry], diagnostics: list[Diagnostic]) -> tuple[Node, ...]:
-        children: dict[str, list[str]] = {}
-        for entry in entries.values():
-            if entry.parent is None:
-                continue
-            if entry.parent not in entries:
-                message = f"parent {entry.parent} is not in the memory tree"
-                diagnostics.append(Diagnostic(entry.path, 1, "dangling-ref", message, "warning", "parent"))
-            children.setdefault(entry.parent, []).append(entry.address)
-        mirrored: dict[str, list[Edge]] = {}
-        for entry in entries.values():
-            for rel, dst in entry.supersession:
-                if dst in entries and dst != entry.address:
-                    mirrored.setdefault(dst, []).append(Edge(dst, entry.address, _SUPERSESSION[rel]))
-        nodes = []
-        for entry in entries.values():
-            kids, mirror = tuple(sorted(children.get(entry.address, ()))), tuple(mirrored.get(entry.address, ()))
-            build = partial(self._node, entry, kids, mirror)
-            nodes.append(self.memo.derive(entry.address, (entry, kids, mirror, self.code_name), build))
+    def _nodes(
+        self, entries: dict[str, _Entry], children: dict[str, list[str]], mirrored: dict[str, list[Edge]]
+    ) -> tuple[Node, ...]:
+        nodes = [self._derived(entry, children, mirrored) for entry in entries.values()]
         return tuple(sorted(nodes, key=lambda node: node.address))
+
+    def _derived(self, entry: _Entry, children: dict[str, list[str]], mirrored: dict[str, list[Edge]]) -> Node:
+        """The entry's node, reused from the earlier load while the entry, its children and mirrored edges are."""
+        kids, mirror = tuple(sorted(children.get(entry.address, ()))), tuple(mirrored.get(entry.address, ()))
+        build = partial(self._node, entry, kids, mirror)
+        return self.memo.derive(entry.address, (entry, kids, mirror, self.code_name), build)
 
     def _node(self, entry: _Entry, children: Sequence[str], mirrored: Sequence[Edge] = ()) -> Node:
         src = entry.address

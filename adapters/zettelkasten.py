@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from adapters.paths import (
     under,
 )
 from adapters.skips import drop, skipped_for
+from adapters.store_patch import FolderRead, keys_of, rereads
 from adapters.zk_debate import DebateMap, load_debate
 from adapters.zk_sources import read_source
 
@@ -52,6 +55,26 @@ class ZkProject:
     key: str
     directory: Path
     containment: Path
+
+
+_PATH, _DST = attrgetter("path"), attrgetter("dst")
+_ParsedNote = tuple[Node | None, tuple["_Ref", ...], tuple[Diagnostic, ...]]
+"""One note file's parse: its node (None when unusable), the references it makes, its diagnostics."""
+
+
+@dataclass(frozen=True, slots=True)
+class _NotesRead:
+    """One project's notes as a load read them, per file in listing order, kept for the next load to patch:
+    each parse, the references and diagnostics and skips it added, whether its node was admitted; and the
+    admitted nodes in order."""
+
+    files: FolderRead
+    values: tuple[_ParsedNote, ...]
+    refs: tuple[tuple[_Ref, ...], ...]
+    diags: tuple[tuple[Diagnostic, ...], ...]
+    skipped: tuple[tuple[Skipped, ...], ...]
+    admitted: tuple[bool, ...]
+    nodes: dict[str, Node]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,18 +134,20 @@ class ZettelkastenAdapter:
         for project in projects:
             self._load_project(project, nodes, refs, diagnostics, skipped)
             debates.append(load_debate(project.directory, project.key, self.workspace_root, project.containment))
-        read = len({node.path for node in nodes.values()})
+        # Mapped, not looped: after a patched read these walks over every node and reference are what is left.
+        read = len(set(map(_PATH, nodes.values())))
         read += sum(1 for debate in debates if debate.path is not None and debate.skipped is None)
         skipped.extend(debate.skipped for debate in debates if debate.skipped is not None)
         loaded = {project.key for project in projects}
-        for ref in refs:
-            if ref.dst not in nodes and ref.dst.split(":")[1] in loaded:
+        missing = set(map(_DST, refs)).difference(nodes)
+        for ref in refs if missing else ():
+            if ref.dst in missing and ref.dst.split(":")[1] in loaded:
                 message = f"{ref.field} target {ref.dst} is not in the zettelkasten"
                 diagnostics.append(Diagnostic(ref.path, ref.line, "dangling-ref", message, "warning", ref.field))
         for debate in debates:
             diagnostics.extend(debate.diagnostics)
             _apply_debate(debate, nodes, loaded, diagnostics)
-        ordered = tuple(nodes[key] for key in sorted(nodes))
+        ordered = tuple(map(nodes.__getitem__, sorted(nodes)))
         return LoadResult(ordered, tuple(diagnostics), files_read=read, skipped=tuple(skipped))
 
     def load_debates(self) -> dict[str, DebateMap]:
@@ -201,14 +226,11 @@ class ZettelkastenAdapter:
         )
         for path, reason in refused + refused_sources:
             drop(Diagnostic(display_path(path, self.workspace_root), 1, "path-escape", reason), diags, skipped)
-        for path in notes:
-            node, made, found = self.memo.parse(path, partial(self._parse_note, path, project.key))
-            if node is None:
-                drop(found[0], diags, skipped)
-                continue
-            diags.extend(found)
-            if _admit(node, nodes, diags, skipped):
-                refs.extend(made)
+        read = self._notes(project, notes)
+        nodes.update(read.nodes)  # a project's addresses are its own: no note of another project is displaced
+        refs.extend(chain.from_iterable(read.refs))
+        diags.extend(chain.from_iterable(read.diags))
+        skipped.extend(chain.from_iterable(read.skipped))
         for path in sources:
             source, found = self.memo.parse(
                 path, partial(self._parse_source, path, project), partial(_source_reads, path)
@@ -218,6 +240,78 @@ class ZettelkastenAdapter:
                 continue
             diags.extend(found)
             _admit(source, nodes, diags, skipped)
+
+    def _notes(self, project: ZkProject, notes: list[Path]) -> _NotesRead:
+        """The project's notes: the earlier load's read patched at the files an event named, where that
+        gives what reading every note gives (see :mod:`adapters.store_patch`), else every note read."""
+        key = ("zk notes", project.key, str(project.directory))
+        earlier = self.memo.carried(key)
+        reread = rereads(self.memo, project.directory / "notes", earlier and earlier.files, notes)
+        parsed: dict[str, _ParsedNote] = {}
+        read = None if reread is None else self._patched_notes(project, earlier, notes, reread, parsed)
+        if read is None:
+            read = self._read_notes(project, notes, parsed)
+        self.memo.carry(key, read)
+        return read
+
+    def _read_notes(self, project: ZkProject, notes: list[Path], parsed: dict[str, _ParsedNote]) -> _NotesRead:
+        """Every note parsed (or reused from the memo), admitted in listing order; ``parsed`` holds notes an
+        abandoned patch already parsed."""
+        keys = keys_of(notes)
+        own: dict[str, Node] = {}
+        values: list[_ParsedNote] = []
+        refs: list[tuple[_Ref, ...]] = []
+        diags: list[tuple[Diagnostic, ...]] = []
+        skipped: list[tuple[Skipped, ...]] = []
+        admitted: list[bool] = []
+        for path, key in zip(notes, keys, strict=True):
+            value = parsed.get(key) if parsed else None
+            if value is None:
+                value = self.memo.parse(path, partial(self._parse_note, path, project.key))
+            node, made, found = value
+            its_diags: list[Diagnostic] = []
+            its_skips: list[Skipped] = []
+            if node is None:
+                drop(found[0], its_diags, its_skips)
+                ok = False
+            else:
+                its_diags.extend(found)
+                ok = _admit(node, own, its_diags, its_skips)
+            values.append(value)
+            refs.append(made if ok else ())
+            diags.append(tuple(its_diags))
+            skipped.append(tuple(its_skips))
+            admitted.append(ok)
+        files = FolderRead.of(notes, keys, self.memo)
+        return _NotesRead(files, tuple(values), tuple(refs), tuple(diags), tuple(skipped), tuple(admitted), own)
+
+    def _patched_notes(
+        self,
+        project: ZkProject,
+        earlier: _NotesRead,
+        notes: list[Path],
+        reread: list[int],
+        parsed: dict[str, _ParsedNote],
+    ) -> _NotesRead | None:
+        """``earlier`` with the notes at ``reread`` parsed again, or None where one no longer fits in place:
+        it broke, was a duplicate, or now gives another address (then another note may be admitted instead)."""
+        values, refs, diags = list(earlier.values), list(earlier.refs), list(earlier.diags)
+        own = dict(earlier.nodes)
+        keys = earlier.files.keys
+        for at in reread:
+            path = notes[at]
+            value = parsed[keys[at]] = self.memo.parse(path, partial(self._parse_note, path, project.key))
+            node, made, found = value
+            old = values[at][0]
+            if node is None or old is None or not earlier.admitted[at]:
+                return None
+            if (node.address, node.path, node.line) != (old.address, old.path, old.line):
+                return None
+            values[at], refs[at], diags[at] = value, made, found
+            own[node.address] = node
+        self.memo.reuse_files(keys, but=[keys[at] for at in reread])
+        files = earlier.files.again(notes, reread, self.memo)
+        return _NotesRead(files, tuple(values), tuple(refs), tuple(diags), earlier.skipped, earlier.admitted, own)
 
     def _parse_note(self, path: Path, project: str) -> tuple[Node | None, tuple[_Ref, ...], tuple[Diagnostic, ...]]:
         """One note file on its own: its node, the references it makes and its warnings; or no node and the

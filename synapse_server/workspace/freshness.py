@@ -226,7 +226,9 @@ class Unmoved:
 
     def __init__(self, moved: frozenset[str], scan: _Scan) -> None:
         self._moved = moved
-        self._parents = frozenset(os.path.dirname(path) for path in moved)
+        self._in: dict[str, set[str]] = {}
+        for path in moved:
+            self._in.setdefault(os.path.dirname(path), set()).add(path)
         self._scan = scan
         self._held = set().union(*scan.files.values())
 
@@ -235,7 +237,14 @@ class Unmoved:
 
     def folder(self, path: str) -> bool:
         """No entry in it was created, removed, renamed or edited (a folder event forces a full rescan)."""
-        return path not in self._parents and path not in self._moved and path in self._scan.folders
+        return path not in self._in and path not in self._moved and path in self._scan.folders
+
+    def edited(self, folder: str) -> frozenset[str] | None:
+        """The files in ``folder`` an event named; None unless the scan listed and watched all of it."""
+        feeds = self._scan.folders.get(folder)
+        if not feeds or any(name is not None for name in feeds.values()) or folder in self._moved:
+            return None
+        return frozenset(self._in.get(folder, ()))
 
 
 class _Scan:
