@@ -174,21 +174,21 @@ class HybridIndex:
         if synced is None or synced.generation != generation or synced.encoder != self.embedder.model_id:
             return self._sync_unique(_unique(docs))
         self.adopt_state(state)
-        if written is not None:
-            held: Collection[str] = [d.address for d in earlier]
+        if written is not None:  # every written address is one the store holds: nothing is added
             changed, removed, current = dict(written), [], tuple(docs)
+            held, known = len(earlier), set(written)
         else:
             unique = _unique(docs)
             before = {d.address: d for d in earlier}
             changed = {a: d for a, d in unique.items() if (old := before.get(a)) is not d and old != d}
             removed = [a for a in before if a not in unique]
-            held, current = before, tuple(unique.values())
+            current, held, known = tuple(unique.values()), len(before), {a for a in changed if a in before}
         if not changed and not removed:
             return self.resume(current, synced)
         self._docs = current
         try:
             stats = sync_delta(
-                self._store, self._lock, self.embedder, held, changed, removed, generation, self.embed_chunk
+                self._store, self._lock, self.embedder, held, changed, removed, generation, self.embed_chunk, known
             )
         except Exception as exc:
             if not self._store.is_corruption(exc):

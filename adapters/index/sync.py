@@ -213,13 +213,15 @@ def sync_delta(
     store: RetrievalStore,
     lock: threading.RLock,
     encoder: TextEncoder,
-    held: Collection[str],
+    held: int,
     changed: dict[str, IndexDoc],
     removed: list[str],
     generation: int,
     embed_chunk: int,
+    known: Collection[str] = (),
 ) -> SyncStats | None:
-    """Write only ``changed`` and ``removed`` into a store known to hold ``held`` at ``generation``.
+    """Write only ``changed`` and ``removed`` into a store known to hold ``held`` rows at ``generation``,
+    ``known`` among them the addresses of ``changed`` it already holds (the others are added).
 
     The caller knows what the store holds (its own earlier sync, and the generation has not moved since), so
     no snapshot of every row is read: a reload after one edit costs that edit. Returns None, having written
@@ -233,7 +235,7 @@ def sync_delta(
     missing = {key: doc for key, doc in wanted.items() if key not in stored}
     plan = _Plan(upserts, missing, removed)
     counts = _Counts()
-    writer = _Writer(store, lock, generation, model_id, set(held), counts, threaded=False)
+    writer = _Writer(store, lock, generation, model_id, set(known), counts, threaded=False)
     computed: dict[str, np.ndarray] = {}
     try:
         _pipeline(plan, Snapshot(generation, {}, stored), encoder, computed, writer, embed_chunk)
@@ -249,7 +251,7 @@ def sync_delta(
         counts.updated,
         counts.removed,
         reembedded,
-        len(held) - len(removed) + counts.added - reembedded,
+        held - len(removed) + counts.added - reembedded,
         writer.generation,
         model_id,
     )
