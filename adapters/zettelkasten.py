@@ -37,7 +37,7 @@ from adapters.paths import (
 )
 from adapters.skips import drop, skipped_for
 from adapters.store_patch import FolderRead, keys_of, rereads
-from adapters.zk_debate import DebateMap, load_debate
+from adapters.zk_debate import ContestedClaim, DebateMap, load_debate
 from adapters.zk_sources import read_source
 
 NOTE_TYPES = frozenset({"claim", "finding", "method", "quote", "concept", "question", "synthesis"})
@@ -146,7 +146,7 @@ class ZettelkastenAdapter:
                 diagnostics.append(Diagnostic(ref.path, ref.line, "dangling-ref", message, "warning", ref.field))
         for debate in debates:
             diagnostics.extend(debate.diagnostics)
-            _apply_debate(debate, nodes, loaded, diagnostics)
+            _apply_debate(debate, nodes, loaded, diagnostics, self.memo)
         ordered = tuple(map(nodes.__getitem__, sorted(nodes)))
         return LoadResult(ordered, tuple(diagnostics), files_read=read, skipped=tuple(skipped))
 
@@ -446,8 +446,15 @@ def _file(rec: Record, text: str) -> str:
         raise rec.error("files", "bad-field", str(exc)) from None
 
 
-def _apply_debate(debate: DebateMap, nodes: dict[str, Node], loaded: set[str], diags: list[Diagnostic]) -> None:
-    """Mark each listed claim ``contested`` and link it to its counter-evidence."""
+def _apply_debate(
+    debate: DebateMap, nodes: dict[str, Node], loaded: set[str], diags: list[Diagnostic], memo: FileMemo
+) -> None:
+    """Mark each listed claim ``contested`` and link it to its counter-evidence.
+
+    The marked node is the earlier load's object while the claim's node and the entry are unchanged
+    (``memo.derive``): a reload otherwise made every contested claim a new object, which everything
+    downstream then had to index again.
+    """
     for entry in debate.contested:
         node = nodes.get(entry.claim)
         if node is None:
@@ -456,9 +463,14 @@ def _apply_debate(debate: DebateMap, nodes: dict[str, Node], loaded: set[str], d
             message = f"contested claim {entry.claim} is not in the zettelkasten"
             diags.append(Diagnostic(debate.path or "", entry.line, "dangling-ref", message, "warning", "claim"))
             continue
-        meta = dict(node.meta)
-        meta["contested"] = True
-        record = {"rationale": entry.rationale, "counter_evidence": entry.counter_evidence}
-        meta["debate"] = (*meta.get("debate", ()), record)
-        extra = tuple(Edge(node.address, dst, "contested-by") for dst in entry.counter_evidence)
-        nodes[node.address] = replace(node, meta=meta, edges=tuple(dict.fromkeys(node.edges + extra)))
+        key = ("contested", debate.path, entry.line, entry.claim)
+        nodes[node.address] = memo.derive(key, (node, entry), partial(_contested, node, entry))
+
+
+def _contested(node: Node, entry: ContestedClaim) -> Node:
+    meta = dict(node.meta)
+    meta["contested"] = True
+    record = {"rationale": entry.rationale, "counter_evidence": entry.counter_evidence}
+    meta["debate"] = (*meta.get("debate", ()), record)
+    extra = tuple(Edge(node.address, dst, "contested-by") for dst in entry.counter_evidence)
+    return replace(node, meta=meta, edges=tuple(dict.fromkeys(node.edges + extra)))

@@ -145,6 +145,36 @@ def test_an_edited_duplicate_stays_dropped_and_never_displaces_the_note_it_dupli
     _same_as_full_load(stores, root)
 
 
+CLAIM = "zk:research:20260505-0900-volatility-scaling-helps"
+DEBATE = Path(".zettelkasten") / "research" / "debate.yaml"
+
+
+def test_an_unchanged_contested_claim_stays_the_earlier_object(loaded: Loaded, root: Path) -> None:
+    earlier = loaded.stores
+    assert earlier.nodes[CLAIM].meta["contested"] is True
+    loaded.replace(NOTES / "20260525-0915-impact-coefficient.md", "---\n", "---\ntags: [edited]\n")
+    stores = loaded.reload()
+    assert stores.nodes[CLAIM] is earlier.nodes[CLAIM]  # nothing it is made of moved
+    assert stores.moved == {"zk:execution:20260525-0915-impact-coefficient"}
+
+
+def test_an_edited_debate_entry_marks_its_claim_anew(loaded: Loaded, root: Path) -> None:
+    loaded.replace(DEBATE, "nearly disappears.", "disappears entirely.")
+    stores = loaded.reload()
+    assert stores.nodes[CLAIM].meta["debate"][0]["rationale"].endswith("disappears entirely.")
+    _same_as_full_load(stores, root)
+
+
+def test_an_edited_contested_claim_keeps_its_mark(loaded: Loaded, root: Path) -> None:
+    claim = root / ".zettelkasten" / "research" / "notes" / "20260505-0900-volatility-scaling-helps.md"
+    claim.write_text(claim.read_text(encoding="utf-8") + "\nA line written after the load.\n", encoding="utf-8")
+    stores = loaded.reload()
+    node = stores.nodes[CLAIM]
+    assert node.meta["contested"] is True and "A line written after the load." in node.body
+    assert any(e.rel == "contested-by" for e in node.edges)
+    _same_as_full_load(stores, root)
+
+
 def test_a_broken_note_loses_its_node_and_says_why(loaded: Loaded, root: Path) -> None:
     (root / NOTES / "20260525-0915-impact-coefficient.md").write_text("---\ntitle: [broken\n", encoding="utf-8")
     stores = loaded.reload()
