@@ -12,11 +12,13 @@ changed and merges them with the others exactly as a full load would.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from adapters.index.embedder import TextEncoder
     from adapters.index.settings import IndexSettings
 
+_ADDRESS = attrgetter("address")
 _UNLOADABLE = frozenset({"path-escape", "unreadable"})
 """Error diagnostics that, when a store yields no node at all, mean the store itself could not be read."""
 STORE_OF_FAMILY: Mapping[str, str] = {"memory": "mem", "zk": "zk", "code": "repo", "data": "data"}
@@ -170,8 +173,6 @@ class Stores:
             stores = self._merge(workspace, self.families, reuse, loads)
         if "index_docs" in self.__dict__:  # the flattened docs of nodes that did not change are kept too
             object.__setattr__(stores, "_earlier_docs", (self.nodes, self.index_docs))
-            if stores.moved is not None and "_positions" in self.__dict__:
-                stores.__dict__["_positions"] = self._positions  # every address kept its place
         return stores
 
     def _patched(self, workspace: Workspace, loads: list[StoreLoad], changed: frozenset[str]) -> Stores | None:
@@ -277,11 +278,6 @@ class Stores:
         return {a: n for a, n in self.nodes.items() if n.family != "zk" or a.split(":", 2)[1] in wanted}
 
     @cached_property
-    def _positions(self) -> dict[str, int]:
-        """Each address's place in :attr:`nodes` and :attr:`index_docs` (a reload that moved none keeps it)."""
-        return {address: at for at, address in enumerate(self.nodes)}
-
-    @cached_property
     def index_docs(self) -> tuple[IndexDoc, ...]:
         """Every node as the index sees it; built once per load (a forked turn inherits the template's)."""
         from adapters.index import IndexDoc
@@ -291,14 +287,17 @@ class Stores:
             return tuple(IndexDoc.from_node(n) for n in self.nodes.values())
         nodes, docs = earlier
         if self.moved is not None and len(docs) == len(self.nodes):  # every address in its place: patch those
-            patched, positions, written = list(docs), self._positions, {}
+            patched, written = list(docs), {}
             for address in self.moved:
-                at = positions[address]
+                at = bisect.bisect_left(docs, address, key=_ADDRESS)  # nodes, and so docs, are in address order
+                if at == len(docs) or docs[at].address != address:
+                    break
                 doc = patched[at] = IndexDoc.from_node(self.nodes[address])
                 if doc != docs[at]:
                     written[address] = doc
-            self.__dict__["_advanced_from"] = (docs, written)  # what open_index may write without a diff
-            return tuple(patched)
+            else:
+                self.__dict__["_advanced_from"] = (docs, written)  # what open_index may write without a diff
+                return tuple(patched)
         kept = {doc.address: doc for node, doc in zip(nodes.values(), docs, strict=True)}
         return tuple(kept[a] if nodes.get(a) is n else IndexDoc.from_node(n) for a, n in self.nodes.items())
 
