@@ -27,7 +27,7 @@ from adapters.frontmatter import MAX_BODY_BYTES, Record, StoreFileError, capped_
 from adapters.ids import BadAddress, check_address, check_file_id, check_id, make_address, path_address
 from adapters.paths import PathEscape, check_relative, display_path, list_store_files, resolve_inside, under
 from adapters.skips import drop
-from adapters.store_patch import FolderRead, keys_of, rereads
+from adapters.store_patch import FolderRead, each_parse, keys_of, rereads
 
 __all__ = ["MAX_BODY_BYTES", "MEMORY_KINDS", "MEMORY_STATUSES", "MemoryAdapter", "Pin"]
 
@@ -177,10 +177,7 @@ class MemoryAdapter:
         diags: list[tuple[Diagnostic, ...]] = []
         skips: list[tuple[Skipped, ...]] = []
         admitted: list[bool] = []
-        for path, key in zip(files, keys, strict=True):
-            value = parsed.get(key) if parsed else None
-            if value is None:
-                value = self.memo.parse(path, partial(self._parse, path))
+        for value in each_parse(self.memo, files, keys, self._parse, parsed):
             entry, warnings, dropped = value
             its_diags, its_skips = list(warnings), list(dropped)
             first = None if entry is None else entries.get(entry.address)

@@ -12,11 +12,15 @@ or where too much moved, it reads every file as before. Either way the result is
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from adapters.file_memo import FileMemo
+
+T = TypeVar("T")
 
 PATCH_MAX = 64
 """Files named by events above which a folder is read whole again (the patch would save little)."""
@@ -63,3 +67,16 @@ def rereads(memo: FileMemo, folder: Path, earlier: FolderRead | None, listing: S
 def keys_of(listing: Sequence[Path]) -> tuple[str, ...]:
     """Each path as :class:`FileMemo` keys it."""
     return tuple(map(os.fspath, listing))
+
+
+def each_parse(
+    memo: FileMemo,
+    listing: Sequence[Path],
+    keys: Sequence[str],
+    parse: Callable[[Path], T],
+    parsed: Mapping[str, T],
+) -> Iterator[T]:
+    """Each file's parse in listing order: the one an abandoned patch already made (``parsed``), else the memo's."""
+    for path, key in zip(listing, keys, strict=True):
+        value = parsed.get(key) if parsed else None
+        yield value if value is not None else memo.parse(path, partial(parse, path))

@@ -36,7 +36,7 @@ from adapters.paths import (
     under,
 )
 from adapters.skips import drop, skipped_for
-from adapters.store_patch import FolderRead, keys_of, rereads
+from adapters.store_patch import FolderRead, each_parse, keys_of, rereads
 from adapters.zk_debate import ContestedClaim, DebateMap, load_debate
 from adapters.zk_sources import read_source
 
@@ -264,10 +264,7 @@ class ZettelkastenAdapter:
         diags: list[tuple[Diagnostic, ...]] = []
         skipped: list[tuple[Skipped, ...]] = []
         admitted: list[bool] = []
-        for path, key in zip(notes, keys, strict=True):
-            value = parsed.get(key) if parsed else None
-            if value is None:
-                value = self.memo.parse(path, partial(self._parse_note, path, project.key))
+        for value in each_parse(self.memo, notes, keys, partial(self._parse_note, project=project.key), parsed):
             node, made, found = value
             its_diags: list[Diagnostic] = []
             its_skips: list[Skipped] = []

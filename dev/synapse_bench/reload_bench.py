@@ -182,7 +182,8 @@ def markdown(results: list[dict[str, Any]], repeat: int) -> str:
         "",
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `python -m dev.synapse_bench.reload_bench"
         f" W... --repeat {repeat} --write-report` on synthetic workspaces, the tests' hash encoder in place of the model"
-        " (the figures are the reload's own work; each edit re-embeds one document either way). Full = the"
+        " (the figures are the reload's own work; an edit re-embeds at most its own document either way, none"
+        " where the appended line falls past the encoder's input window). Full = the"
         " template's preload from nothing; incremental = the same preload from the earlier one after one appended"
         f" line, as the template and the server now run it: the freshness check reads the inotify event that names"
         " the file, and a sweep (a stat of every store file, at most every max(5 s, 20 × its own cost)) is timed"
@@ -190,15 +191,17 @@ def markdown(results: list[dict[str, Any]], repeat: int) -> str:
         f" {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores. Design and caveats: docs/benchmark.md.",
         "",
         "| nodes | resident MB holding the preload | edited file | full reload s | incremental s | ×"
-        " | check / stores / index docs / index sync / vectors / graph, ms | a sweep when due, ms |",
-        "|---|---:|---|---:|---:|---:|---|---:|",
+        " | check / stores / index docs / index sync / vectors / graph, ms | a sweep when due, ms"
+        " | patched in place | re-embedded |",
+        "|---|---:|---|---:|---:|---:|---|---:|---:|---:|",
     ]
     for r in results:
         for e in r["edits"]:
             stages = " / ".join(f"{ms:.0f}" for ms in e["stages_ms"].values())
             lines.append(
                 f"| {r['nodes']:,} | {r['rss_mb']:.0f} | {e['file']} | {e['full_s']:.2f} | {e['incremental_s']:.2f}"
-                f" | {e['full_s'] / e['incremental_s']:.0f} | {stages} | {e['sweep_ms']:.0f} |"
+                f" | {e['full_s'] / e['incremental_s']:.0f} | {stages} | {e['sweep_ms']:.0f}"
+                f" | {e['patched']} of {repeat} | {e['reembedded']} |"
             )
     lines.append(END)
     return "\n".join(lines) + "\n"
