@@ -27,7 +27,7 @@ the last full scan's duration where that is longer (a sweep then takes at most
 scan, a network or virtual filesystem that raises no events) therefore shows at
 most that long after it is made: ``SWEEP_EVERY_S`` seconds up to ~10k store
 files, longer where a sweep costs more. Where every store folder is on a local
-filesystem (:func:`_local`), a folder's entries cannot change without an event,
+filesystem (:func:`~synapse_server.workspace.mounts.all_local`), a folder's entries cannot change without an event,
 so a sweep stats the files the scan holds and lists nothing; elsewhere (a
 network or FUSE mount, no watch) it is a full rescan.
 
@@ -49,6 +49,7 @@ from pathlib import Path
 from adapters.file_memo import SETTLE_NS
 from synapse_server.workspace.config import CONFIG_RELPATH, Workspace
 from synapse_server.workspace.inotify import CONTENT, ENTRIES, IN_ISDIR, DirectoryWatch
+from synapse_server.workspace.mounts import all_local
 
 __all__ = [
     "CONFIG_PART",
@@ -97,7 +98,7 @@ class Freshness:
         self.updates = 0
         """Checks answered by re-reading only the entries events named."""
         self.restats = 0
-        """Sweeps answered by a stat of every known store file, without listing a folder (see :func:`_local`)."""
+        """Sweeps answered by a stat of every known store file, without listing a folder (see :func:`~synapse_server.workspace.mounts.all_local`)."""
         self._stale = False
 
     def _start(self, kept: _Scan, moved: frozenset[str] | None) -> None:
@@ -381,7 +382,7 @@ def _scan_stores(workspace: Workspace, watch: DirectoryWatch | None, git: bytes 
                 scan.linked[path] = stamp
         scan.files[key], scan.sums[key] = files, total % _MOD
     scan.git = _git_head(workspace.code_dir) if git is None else git
-    scan.local = watch is not None and _local([root, *_dirs(workspace)])
+    scan.local = watch is not None and all_local([root, *_dirs(workspace)])
     return scan
 
 
@@ -435,37 +436,6 @@ def _walk(
             except OSError:
                 continue
             yield entry.path, st
-
-
-LOCAL_FILESYSTEMS = frozenset(
-    {"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "overlay", "zfs", "f2fs", "jfs", "reiserfs", "bcachefs"}
-)
-"""Filesystems whose every change, made on this machine, reaches an inotify watch (a network or FUSE mount can
-change without an event: there a sweep lists every folder again)."""
-
-
-def _local(paths: list[Path]) -> bool:
-    """True if every path lies on a filesystem of :data:`LOCAL_FILESYSTEMS` (per ``/proc/self/mountinfo``)."""
-    try:
-        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return False
-    mounts: list[tuple[str, str]] = []
-    for line in lines:
-        left, _, right = line.partition(" - ")
-        fields, kinds = left.split(), right.split()
-        if len(fields) >= 5 and kinds:
-            mounts.append((fields[4].replace("\\040", " "), kinds[0]))
-    for path in paths:
-        where = os.path.realpath(path)
-        best = max(
-            (m for m in mounts if where == m[0] or where.startswith(m[0].rstrip("/") + "/")),
-            key=lambda m: len(m[0]),
-            default=None,
-        )
-        if best is None or best[1] not in LOCAL_FILESYSTEMS:
-            return False
-    return True
 
 
 def _ancestors(directory: Path, root: Path) -> list[Path]:

@@ -21,8 +21,9 @@ import pytest
 
 from synapse_server.actions.deps import Deps, ServerSettings
 from synapse_server.workspace.config import Workspace, load_workspace
-from synapse_server.workspace.freshness import SWEEP_EVERY_S, Freshness, _local, changed_parts, fingerprint
+from synapse_server.workspace.freshness import SWEEP_EVERY_S, Freshness, changed_parts, fingerprint
 from synapse_server.workspace.inotify import DirectoryWatch
+from synapse_server.workspace.mounts import all_local
 from synapse_server.workspace.stores import Stores
 from tests.support.procs import wait_until
 
@@ -139,15 +140,15 @@ def test_a_sweep_stats_every_file_even_with_an_empty_queue(fresh_demo: Path):
         swept = freshness.rescans + freshness.restats
         # With no floor the sweep comes SWEEP_SHARE scan-times after the last scan: milliseconds on the demo.
         assert wait_until(lambda: freshness.current() and freshness.rescans + freshness.restats > swept, 10.0)
-        if _local([fresh_demo]):
+        if all_local([fresh_demo]):
             assert freshness.restats > 0, "on a local disk a sweep stats the known files without listing folders"
 
 
 def test_a_store_on_a_filesystem_that_may_change_without_events_is_swept_by_listing_every_folder(
     fresh_demo: Path,
 ):
-    assert _local([fresh_demo / ".memory"]) == _local([fresh_demo]), "one mount, one answer"
-    assert not _local([Path("/proc/self")]), "a virtual filesystem is never trusted to report every change"
+    assert all_local([fresh_demo / ".memory"]) == all_local([fresh_demo]), "one mount, one answer"
+    assert not all_local([Path("/proc/self")]), "a virtual filesystem is never trusted to report every change"
     with checking(fresh_demo, watch=False) as freshness:
         rescans = freshness.rescans
         assert freshness.current() is True
