@@ -222,8 +222,8 @@ class Stores:
     ) -> Resolvers:
         """Fresh resolvers (their caches start empty) over the earlier tables while no run or source moved."""
         repo = workspace.code_dir if (workspace.code_dir / ".git").exists() else None
-        tabled = (self.nodes[a] for a in moved)
-        if GIT_PART in changed or any(feeds_resolvers(n) for n in (*tabled, *(nodes[a] for a in moved))):
+        fed = any(feeds_resolvers(self.nodes[a]) or feeds_resolvers(nodes[a]) for a in moved)  # before or after
+        if GIT_PART in changed or fed:
             return workspace_resolvers(workspace.root, repo, nodes.values())
         return renewed_resolvers(self.resolvers, workspace.root, repo)
 
