@@ -19,7 +19,7 @@ import numpy as np
 from adapters.index import lexical as lexical_channel
 from adapters.index.backend import Filters
 from adapters.index.documents import ChannelHit
-from adapters.index.semantic import MatrixRow, VectorMatrix
+from adapters.index.semantic import HeldVectors, MatrixRow, VectorMatrix
 from adapters.index.store import Snapshot, Store, is_corruption
 
 _KEYS_PER_QUERY = 500
@@ -33,16 +33,15 @@ class EmbeddedStore(Store):
 
     def __init__(self, path: Path | None) -> None:
         super().__init__(path)
-        self._matrix: VectorMatrix | None = None
-        self._matrix_key: tuple[int, str] | None = None
+        self._held = HeldVectors()
 
     def reset(self) -> None:
         super().reset()
-        self._matrix = None
+        self._held.forget()
 
     def close(self) -> None:
         super().close()
-        self._matrix = None
+        self._held.forget()
 
     def snapshot(self, model_id: str = "") -> Snapshot:
         return super().snapshot()
@@ -67,42 +66,28 @@ class EmbeddedStore(Store):
     def semantic(
         self, encode: Callable[[], np.ndarray], limit: int, filters: Filters, model_id: str
     ) -> list[ChannelHit]:
-        matrix = self._current_matrix(model_id)
-        if len(matrix) == 0:
-            return []
-        mask = matrix.mask(filters.families, filters.projects, filters.types)
-        if mask is not None and not mask.any():
-            return []
-        return matrix.top(encode(), limit, mask)
+        return self._current_matrix(model_id).ranked(encode, limit, filters)
 
     def similar(self, address: str, limit: int, filters: Filters, model_id: str) -> list[ChannelHit]:
-        matrix = self._current_matrix(model_id)
-        row = matrix.row_of(address)
-        if row is None:
-            return []
-        mask = matrix.mask(filters.families, filters.projects, filters.types)
-        mask = np.ones(len(matrix), dtype=bool) if mask is None else mask.copy()
-        mask[row] = False
-        return matrix.top(matrix.vector(row), limit, mask)
+        return self._current_matrix(model_id).neighbours(address, limit, filters)
 
     def warm_state(self, model_id: str) -> object | None:
-        matrix = self._current_matrix(model_id)
-        return (self._matrix_key, matrix)
+        self._current_matrix(model_id)
+        return self._held.state()
 
     def adopt_state(self, state: object) -> None:
-        if self._matrix is None and isinstance(state, tuple) and len(state) == 2:
-            key, matrix = state
-            if isinstance(matrix, VectorMatrix) and isinstance(key, tuple):
-                self._matrix, self._matrix_key = matrix, key
+        self._held.adopt(state)
 
     def advance_state(
         self, model_id: str, before: int, after: int, written: Sequence[str], removed: Sequence[str]
     ) -> None:
         """After a delta sync moved the index from generation ``before`` to ``after`` with only these writes,
         patch the in-memory vectors instead of loading every one again (any other state is left to reload)."""
-        if self._matrix is None or self._matrix_key != (before, model_id) or self.generation() != after:
-            return
-        rows: list[MatrixRow] = []
+        self._held.advance(model_id, (before, after), lambda: self._written_rows(model_id, written), written, removed)
+
+    def _written_rows(self, model_id: str, written: Sequence[str]) -> tuple[int, list[MatrixRow]]:
+        generation, rows = self.generation(), list[MatrixRow]()
+        dimension = self._held.matrix.dimension if self._held.matrix is not None else 0
         with self._read():
             for start in range(0, len(written), _KEYS_PER_QUERY):
                 chunk = list(written[start : start + _KEYS_PER_QUERY])
@@ -114,23 +99,16 @@ class EmbeddedStore(Store):
                 )
                 for address, family, project, kind, blob in found:
                     vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
-                    if vector.shape[0] == self._matrix.dimension:
+                    if vector.shape[0] == dimension:
                         rows.append((address, vector, family, project, kind))
-        if len(rows) != len(written):
-            self._matrix = None  # a row the patch cannot place: load every vector at the next read
-            return
-        self._matrix, self._matrix_key = self._matrix.patched(removed, rows), (after, model_id)
+        return generation, rows
 
     def is_corruption(self, error: BaseException) -> bool:
         return isinstance(error, sqlite3.DatabaseError) and is_corruption(error)
 
     def _current_matrix(self, model_id: str) -> VectorMatrix:
         """The in-memory vectors, reloaded whenever any process has committed a sync since the last load."""
-        generation = self.generation()
-        if self._matrix is None or self._matrix_key != (generation, model_id):
-            loaded, self._matrix = self.load_matrix(model_id)
-            self._matrix_key = (loaded, model_id)
-        return self._matrix
+        return self._held.current(self.generation(), model_id, lambda: self.load_matrix(model_id))
 
 
 def filter_sql(filters: Filters) -> tuple[str, list[object]]:

@@ -13,12 +13,16 @@ small integer codes so a mask over 100k rows costs well under a millisecond.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from adapters.index.documents import ChannelHit
+
+if TYPE_CHECKING:
+    from adapters.index.backend import Filters
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +206,24 @@ class VectorMatrix:
             mask = t if mask is None else mask & t
         return mask
 
+    def ranked(self, encode: Callable[[], np.ndarray], limit: int, filters: Filters) -> list[ChannelHit]:
+        """The meaning channel over these rows: the ``limit`` nearest the query ``encode`` gives, among the rows
+        passing ``filters``; the query is embedded only when some row passes them."""
+        mask = self.mask(filters.families, filters.projects, filters.types)
+        if len(self) == 0 or (mask is not None and not mask.any()):
+            return []
+        return self.top(encode(), limit, mask)
+
+    def neighbours(self, address: str, limit: int, filters: Filters) -> list[ChannelHit]:
+        """The ``limit`` rows nearest ``address``'s own vector among those passing ``filters``, itself left out."""
+        row = self.row_of(address)
+        if row is None:
+            return []
+        mask = self.mask(filters.families, filters.projects, filters.types)
+        mask = np.ones(len(self), dtype=bool) if mask is None else mask.copy()
+        mask[row] = False
+        return self.top(self.vector(row), limit, mask)
+
     def top(self, query: np.ndarray, limit: int, mask: np.ndarray | None = None) -> list[ChannelHit]:
         """The ``limit`` rows most similar to ``query`` (a unit vector), best first, ties by address."""
         if limit <= 0 or len(self) == 0:
@@ -233,3 +255,57 @@ class VectorMatrix:
             ChannelHit(address=self.addresses[int(r)], rank=i, score=float(scores[int(o)]))
             for i, (r, o) in enumerate(zip(index, order, strict=True), start=1)
         ]
+
+
+class HeldVectors:
+    """A store's vectors in memory and the (generation, encoder) they are as of.
+
+    The embedded store holds every vector so, the PostgreSQL one a workspace within its held bound. A read
+    loads them again when any process has committed since (the generation moved); this process's own delta
+    sync patches them with the rows it wrote instead. A forked handle adopts its template's copy.
+    """
+
+    def __init__(self) -> None:
+        self.matrix: VectorMatrix | None = None
+        self.key: tuple[int, str] | None = None
+
+    def current(self, generation: int, model_id: str, load: Callable[[], tuple[int, VectorMatrix]]) -> VectorMatrix:
+        """The vectors as of ``generation``, loaded (with the generation the load saw) only when they are not."""
+        if self.matrix is None or self.key != (generation, model_id):
+            loaded, matrix = load()
+            self.matrix, self.key = matrix, (loaded, model_id)
+        return self.matrix
+
+    def state(self) -> tuple[tuple[int, str] | None, VectorMatrix | None]:
+        """What :meth:`adopt` takes in another handle."""
+        return self.key, self.matrix
+
+    def adopt(self, state: object) -> None:
+        """Start from another handle's :meth:`state` (checked against the generation at the next read)."""
+        if self.matrix is None and isinstance(state, tuple) and len(state) == 2:
+            key, matrix = state
+            if isinstance(matrix, VectorMatrix) and isinstance(key, tuple):
+                self.matrix, self.key = matrix, key
+
+    def advance(
+        self,
+        model_id: str,
+        span: tuple[int, int],
+        read: Callable[[], tuple[int, list[MatrixRow]]],
+        written: Sequence[str],
+        removed: Sequence[str],
+    ) -> None:
+        """After a delta sync moved the index across ``span`` (generation before, after) writing ``written`` and
+        removing ``removed``, patch the held vectors with the written rows ``read`` gives (with the generation
+        it saw); anything else - other vectors held, another writer, a row missing - is left to reload."""
+        before, after = span
+        if self.matrix is None or self.key != (before, model_id):
+            return
+        generation, rows = read()
+        if generation != after or len(rows) != len(written):
+            self.forget()
+            return
+        self.matrix, self.key = self.matrix.patched(removed, rows), (after, model_id)
+
+    def forget(self) -> None:
+        self.matrix = self.key = None
