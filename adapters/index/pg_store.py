@@ -28,13 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from adapters.index import pg_channels
+from adapters.index import pg_channels, pg_held, pg_schema
 from adapters.index.backend import Described, Filters
 from adapters.index.documents import ChannelHit, IndexDoc
 from adapters.index.pg_bulk import copy_rows, is_bulk, vector_index_rebuilt
 from adapters.index.pg_deadline import Watchdog
 from adapters.index.pg_errors import IndexUnavailable, guarded
-from adapters.index.pg_schema import DIMENSION, ensure_schema
+from adapters.index.pg_schema import DIMENSION, ensure_schema, restore_vector_index
+from adapters.index.semantic import HeldVectors, MatrixRow, VectorMatrix
 from adapters.index.store import Snapshot
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,8 @@ class PgStore:
         self._dsn = dsn
         self._watchdog = watchdog
         self.workspace = workspace
+        self._held = HeldVectors()
+        """A workspace within ``pg_schema.HELD_ROWS``'s vectors (:mod:`adapters.index.pg_held`)."""
 
     def __repr__(self) -> str:
         return f"PgStore(workspace={self.workspace!r})"
@@ -99,10 +102,36 @@ class PgStore:
             return None if row is None or row[0] is None else str(row[0])
 
     def warm_state(self, model_id: str) -> object | None:
-        return None  # the database ranks; this process keeps nothing between reads
+        """The held vectors, loaded now, for a workspace ranked in process; None for one the graph ranks."""
+        with self._cursor("read the workspace's extent") as conn:
+            extent = pg_channels.scope(conn, self.workspace, Filters(), model_id)
+        if not 0 < extent.rows <= pg_schema.HELD_ROWS:
+            return None
+        self._current_matrix(model_id, extent.generation)
+        return self._held.state()
 
     def adopt_state(self, state: object) -> None:
-        pass
+        self._held.adopt(state)
+
+    def advance_state(
+        self, model_id: str, before: int, after: int, written: Sequence[str], removed: Sequence[str]
+    ) -> None:
+        """After this process's delta sync moved the workspace from ``before`` to ``after``, patch the held
+        vectors with the written rows instead of reading every one again (anything else reloads at the next
+        search)."""
+        self._held.advance(model_id, (before, after), lambda: self._written_rows(model_id, written), written, removed)
+
+    def _written_rows(self, model_id: str, written: Sequence[str]) -> tuple[int, list[MatrixRow]]:
+        with self._cursor("read the written vectors", patient=True) as conn:
+            return pg_held.written_rows(conn, self.workspace, model_id, written)
+
+    def _current_matrix(self, model_id: str, generation: int) -> VectorMatrix:
+        """The workspace's vectors in memory as of ``generation``, read again only when it moved."""
+        return self._held.current(generation, model_id, lambda: self._loaded(model_id))
+
+    def _loaded(self, model_id: str) -> tuple[int, VectorMatrix]:
+        with self._cursor("read the workspace's vectors", patient=True) as conn:
+            return pg_held.load_matrix(conn, self.workspace, model_id)
 
     def count(self) -> int:
         with self._cursor("count") as conn:
@@ -162,6 +191,9 @@ class PgStore:
             with self._cursor("refresh planner statistics", patient=True) as conn, conn.transaction():
                 _unhurried(conn)
                 conn.execute("ANALYZE synapse_docs")  # so the planner picks the HNSW index once the table is big
+        if not bulk:  # a write that took a workspace past what is ranked in process: it needs the graph now
+            with self._cursor("build the vector index", patient=True) as conn:
+                restore_vector_index(conn)
         return True
 
     def _write(
@@ -220,23 +252,34 @@ class PgStore:
         if limit <= 0:
             return []
         with self._cursor("meaning search") as conn:
-            scope = pg_channels.scope(conn, self.workspace, filters, model_id)
-        if scope == 0:
+            extent = pg_channels.scope(conn, self.workspace, filters, model_id)
+        if extent.rows == 0:
             return []
+        if extent.rows <= pg_schema.HELD_ROWS:
+            return self._current_matrix(model_id, extent.generation).ranked(lambda: _checked(encode()), limit, filters)
         vector = _checked(encode())
         with self._cursor("meaning search") as conn:
-            return pg_channels.nearest(conn, self.workspace, vector, limit, filters, model_id, scope)
+            return pg_channels.nearest(conn, self.workspace, vector, limit, filters, model_id, extent.rows)
 
     def similar(self, address: str, limit: int, filters: Filters, model_id: str) -> list[ChannelHit]:
+        if limit <= 0:
+            return []
         with self._cursor("neighbour search") as conn:
-            row = conn.execute(
+            extent = pg_channels.scope(conn, self.workspace, filters, model_id)
+        if extent.rows == 0:
+            return []
+        if extent.rows <= pg_schema.HELD_ROWS:
+            return self._current_matrix(model_id, extent.generation).neighbours(address, limit, filters)
+        with self._cursor("neighbour search") as conn:
+            found = conn.execute(
                 "SELECT embedding FROM synapse_docs WHERE workspace = %s AND address = %s AND encoder = %s",
                 (self.workspace, address, model_id),
             ).fetchone()
-            if row is None or limit <= 0:
+            if found is None:
                 return []
-            scope = pg_channels.scope(conn, self.workspace, filters, model_id)
-            return pg_channels.nearest(conn, self.workspace, row[0], limit, filters, model_id, scope, exclude=address)
+            return pg_channels.nearest(
+                conn, self.workspace, found[0], limit, filters, model_id, extent.rows, exclude=address
+            )
 
     def all_rows(self) -> Iterator[tuple[IndexDoc, str, str, str]]:
         """Every row of this workspace as (doc, row_hash, content hash, encoder id), for copying an index."""

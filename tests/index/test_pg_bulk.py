@@ -1,4 +1,8 @@
-"""The PostgreSQL index's HNSW graph under bulk loads: built after the rows, rebuilt when missing, never wrong meanwhile."""
+"""The PostgreSQL index's HNSW graph under bulk loads: built after the rows, rebuilt when missing, never wrong meanwhile.
+
+Every workspace a test makes is small enough to be ranked in process (``pg_schema.HELD_ROWS``), where no graph
+is built; so this module lowers the bound to 0 and every workspace needs the graph, as a large one does.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from adapters.index import HybridIndex, IndexDoc
+from adapters.index import HybridIndex, IndexDoc, pg_schema
 from adapters.index.backend import Filters
 from adapters.index.pg_bulk import BULK_ROWS, is_bulk, vector_index_rebuilt
 from adapters.index.pg_channels import EXACT_BELOW, nearest, scope
@@ -19,6 +23,19 @@ from adapters.index.settings import IndexSettings
 from tests.support.index_corpus import WideHashEncoder, generated_docs
 
 ENCODER = WideHashEncoder()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def graph_for_every_workspace(postgres_dsn: str) -> Iterator[None]:
+    """Every workspace ranked by the HNSW graph while this module runs; the graph dropped after it, as a
+    database holding only small workspaces has none."""
+    import psycopg
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pg_schema, "HELD_ROWS", 0)
+        yield
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f"DROP INDEX IF EXISTS {VECTOR_INDEX}")
 
 
 @pytest.fixture
@@ -76,8 +93,10 @@ def exact_top_scores(docs: list[IndexDoc], query: str, k: int) -> list[float]:
     return [round(float(s), 4) for s in sorted(scores, reverse=True)[:k]]
 
 
-def _index_oid(conn: Any) -> int:
-    return int(conn.execute("SELECT to_regclass(%s)::oid", (VECTOR_INDEX,)).fetchone()[0])
+def _index_oid(conn: Any) -> int | None:
+    """The graph's object id, None while there is none (a first bulk load into an empty table builds it)."""
+    oid = conn.execute("SELECT to_regclass(%s)::oid", (VECTOR_INDEX,)).fetchone()[0]
+    return None if oid is None else int(oid)
 
 
 def test_a_reader_during_an_index_rebuild_gets_the_answers_it_gets_after(
@@ -135,7 +154,7 @@ def test_a_filtered_index_walk_that_comes_back_short_is_answered_by_the_exact_sc
     assert any(VECTOR_INDEX in line for (line,) in plan)  # the ANN path is the one under test
     hits = nearest(admin, key(pg_workspace), query, 10, only_notes, model, scope=EXACT_BELOW + 1)
     assert len(hits) == 10 and all(h.address.startswith("zk:") for h in hits)
-    assert scope(admin, key(pg_workspace), only_notes, model) == len(docs) + len(notes)  # the workspace's rows
+    assert scope(admin, key(pg_workspace), only_notes, model).rows == len(docs) + len(notes)  # the workspace's
 
 
 def test_a_small_workspace_is_ranked_exactly_with_ties_in_address_order(
