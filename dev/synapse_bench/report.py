@@ -25,6 +25,7 @@ from typing import Any
 
 from dev.synapse_bench.baselines.compare import CONTENDERS, RATIO_LABELS
 from dev.synapse_bench.baselines.peer import DEFAULT_SPEC
+from dev.synapse_bench.pg_bench import markdown as pg_markdown
 from dev.synapse_bench.report_format import fmt, parse_section, table
 from dev.synapse_bench.report_sections import keep_sections
 from dev.synapse_bench.report_serving import mcp_section, targets_section
@@ -57,6 +58,16 @@ SERVER_LABELS = {
 def pair(figures: dict[str, Any] | None, spec: str = ".2f") -> str:
     """``p50 / p95`` in ms."""
     return "—" if not figures else f"{fmt(figures.get('p50_ms'), spec)} / {fmt(figures.get('p95_ms'), spec)}"
+
+
+def report_text(previous: str, fig: dict[str, Any]) -> str:
+    """REPORT.md after this run: :func:`markdown`, with the PostgreSQL section of this run's ``pg`` steps where
+    it measured any, and every other harness's own section carried over from ``previous``."""
+    fresh = markdown(fig)
+    measured = [fig[f"pg/{size}"] for size in fig["sizes"] if f"pg/{size}" in fig]
+    if measured:  # this run's figures, not those a separate pg run left
+        fresh = fresh.rstrip("\n") + "\n\n" + pg_markdown(measured)
+    return keep_sections(previous, fresh)
 
 
 def markdown(fig: dict[str, Any]) -> str:
@@ -355,6 +366,7 @@ def _options(fig: dict[str, Any]) -> str:
     """The options of the run beyond its sizes that change what it measured (reuse, skipped steps)."""
     reuse = fig.get("reuse") or ""
     out = "" if not reuse else " --reuse" if reuse == "all" else f" --reuse {reuse}"
+    out += f" --edits {fig['edits']}" if fig.get("edits") not in (None, 4) else ""
     return out + (f" --skip {fig['skip']}" if fig.get("skip") else "")
 
 
@@ -415,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer-spec", default=DEFAULT_SPEC, help=f"pip requirement for the peer ({DEFAULT_SPEC})")
     parser.add_argument("--no-peer", action="store_true", help="leave the peer memdsl package out")
     parser.add_argument(
+        "--edits", type=int, default=4, help="servernav: files edited in turn, each followed by a timed navigate"
+    )
+    parser.add_argument(
         "--skip",
         default="",
         help=f"comma-separated steps to leave out: {','.join(STEPS)}, or one size's (overlay/100k)",
@@ -433,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     report = args.out / "REPORT.md"
     previous = report.read_text(encoding="utf-8") if report.exists() else ""
-    report.write_text(keep_sections(previous, markdown(figures)), encoding="utf-8")  # the harnesses' own sections stay
+    report.write_text(report_text(previous, figures), encoding="utf-8")
     plot(figures, args.out / "latency.png")
     print(f"wrote {args.out / 'REPORT.md'} and {args.out / 'latency.png'}")
     return 0

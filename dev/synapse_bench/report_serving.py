@@ -99,6 +99,37 @@ def targets_section(fig: dict[str, Any]) -> str:
     )
     rows.append(["install of the README's first command", "no torch; time in docs/benchmark.md",
                  "no torch (measured separately, see docs/benchmark.md)"])  # fmt: skip
+    rows += scale_targets(fig)
     return f"""## Targets
 
 {table(["target", "goal", "this run"], rows)}"""
+
+
+def scale_targets(fig: dict[str, Any]) -> list[list[str]]:
+    """The scale targets (an edit at 100k, PostgreSQL at 100k, search against the peer at 10k), each from this
+    run's ``servernav``, ``pg`` and ``baselines`` steps."""
+    served = fig.get("servernav/100k") or {}
+    edited = "—"
+    if served.get("navigate_edits"):
+        edited = (
+            f"{fmt(served['navigate_after_edit_p50_s'], '.2f')} s, ×{fmt(served['after_edit_over_unedited'], '.2f')}"
+            f" an unedited navigate ({fmt(served['navigate_unedited_p50_s'], '.2f')} s); {served['navigate_edits']}"
+            f" edits, slowest {fmt(served['navigate_after_edit_max_s'], '.2f')} s"
+        )
+    pg = fig.get("pg/100k") or {}
+    ours, sqlite = pg.get("postgres") or {}, pg.get("sqlite") or {}
+
+    def over(key: str) -> str:
+        if not ours or not sqlite:
+            return "—"
+        a, b = (ours[key]["p50_ms"], sqlite[key]["p50_ms"]) if key == "fused" else (ours[key], sqlite[key])
+        return f"×{fmt(a / b, '.2f')}"
+
+    peer = ((fig.get("baselines/10k") or {}).get("ratios") or {}).get("peer/fused") or {}
+    return [
+        ["first navigate after editing one file at 100k (server, p50)", "≤ 2 s and ≤ ×1.5 unedited", edited],
+        ["PostgreSQL at 100k: recall@10 against the exact top 10", "≥ 0.98", fmt(ours.get("recall_at_10"), ".3f")],
+        ["PostgreSQL at 100k: fused search p50 ÷ SQLite's", "≤ ×2", over("fused")],
+        ["PostgreSQL at 100k: bulk write (build) ÷ SQLite's", "≤ ×3", over("build_s")],
+        ["search at 10k: the peer's p50 ÷ our fused p50", "≥ ×10", f"×{fmt(peer.get('p50'), '.1f')}"],
+    ]

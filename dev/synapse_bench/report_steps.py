@@ -23,7 +23,7 @@ from typing import Any
 from dev.synapse_bench.synthetic import parse_size
 
 REPO = Path(__file__).resolve().parents[2]
-STEPS = ("parse", "perf", "baselines", "mcp", "nav", "servernav", "overlay", "server")
+STEPS = ("parse", "perf", "baselines", "mcp", "nav", "servernav", "pg", "overlay", "server")
 
 
 class StepFailed(RuntimeError):
@@ -54,6 +54,17 @@ def build_overlay(root: Path, kind: str) -> dict[str, Any]:
     built: dict[str, Any] = json.loads(out.stdout)
     keep = ("candidates", "kept", "skipped", "relations", "typer")
     return {"kind": kind, "seconds": seconds, **{k: built.get(k) for k in keep}}
+
+
+def postgres(workdir: Path, size: str, queries: int) -> dict[str, Any]:
+    """``pg_bench`` on this size's workspace, with the vectors of the index the perf step built there (no copies:
+    the migrate and second-clone steps each rewrite every row)."""
+    args = ["--sizes", size, "--workdir", str(workdir), "--queries", str(queries), "--no-copies", "--json"]
+    results = harness("dev.synapse_bench.pg_bench", *args)
+    found: dict[str, Any] = next((r for r in results if r["nodes"] == parse_size(size)), {})
+    if not found:
+        raise StepFailed(f"pg_bench printed no figures for {size}")
+    return found
 
 
 def build_overlays(root: Path) -> list[dict[str, Any]]:
@@ -105,6 +116,7 @@ def gather(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         "nav_repeat": args.nav_repeat,
         "reuse": args.reuse,
         "skip": args.skip,
+        "edits": args.edits,
         "load_start": os.getloadavg(),
     }
     figures["seeded"] = seed(workdir, args.seed_from, sizes) if args.seed_from else []
@@ -139,8 +151,10 @@ def gather(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             nav = ["--root", str(root), "--repeat", str(args.nav_repeat), "--json"]
             rec.step(f"nav/{size}", partial(harness, "dev.synapse_bench.nav_bench", *nav))
         if wanted("servernav", size):
-            served = ["--navigate", "8", "--navigate-root", str(root)]
+            served = ["--navigate", "8", "--navigate-root", str(root), "--edits", str(args.edits)]
             rec.step(f"servernav/{size}", partial(harness, "dev.synapse_bench.server_bench", *served))
+        if wanted("pg", size):
+            rec.step(f"pg/{size}", partial(postgres, workdir, size, args.queries))
         if wanted("overlay", size):
             rec.step(f"overlay/{size}", partial(build_overlays, root))
     if "nav" not in skip:

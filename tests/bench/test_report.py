@@ -12,7 +12,9 @@ from typing import Any
 from adapters.base import Edge, Family, Node, Tether, TetherKind
 from dev.synapse_bench.baselines.compare import percentiles, ratio, ratios
 from dev.synapse_bench.baselines.memfiles import MODULE_BUDGET, declaration_name, quote, translate
-from dev.synapse_bench.report import fmt, markdown, table
+from dev.synapse_bench.pg_bench import BEGIN as PG_BEGIN
+from dev.synapse_bench.pg_bench import END as PG_END
+from dev.synapse_bench.report import fmt, markdown, report_text, table
 
 
 def note(address: str, body: str = "Costs rose. Sharpe fell.", **extra: Any) -> Node:
@@ -172,3 +174,64 @@ def test_the_start_target_is_the_median_of_the_sampled_starts_with_their_spread(
         "| server start -> first search answered, demo | ≤ 1.5 s | 1.22 s (median of 5 starts, 1.17–1.46 s) |" in text
     )
     assert "| start -> first search answered, slowest start (s) | 1.460 |" in text
+
+
+def pg_figures(build_s: float, fused_ms: float, recall: float) -> dict[str, Any]:
+    """One size of ``pg_bench``'s JSON, as the perf report's ``pg`` step keeps it; SQLite built in 10 s, 20 ms."""
+    lat = {"p50_ms": 1.0, "p95_ms": 2.0}
+    channels = {"lexical": lat, "vector_search": lat, "semantic": lat}
+    return {
+        "nodes": 100_000,
+        "encoder": "test/encoder",
+        "embed_s": 1.0,
+        "embed_texts_per_s": 1.0,
+        "measured": "2026-01-01 00:00 UTC",
+        "sqlite": {"build_s": 10.0, "warm_open_sync_s": 1.0, "fused": {"p50_ms": 20.0, "p95_ms": 30.0}, **channels},
+        "postgres": {
+            "build_s": build_s,
+            "warm_open_sync_s": 1.0,
+            "fused": {"p50_ms": fused_ms, "p95_ms": 50.0},
+            "recall_at_10": recall,
+            **channels,
+        },
+        "second_process": {"open_sync_s": 1.0, "reembedded": 0, "first_fused_s": 1.0, "model_loaded_by_sync": False},
+        "second_clone": None,
+    }
+
+
+def target_row(text: str, start: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(f"| {start}"))
+
+
+def test_the_scale_targets_are_read_from_this_runs_server_postgres_and_baseline_steps() -> None:
+    served = {
+        "navigate_edits": 4,
+        "navigate_after_edit_p50_s": 1.8,
+        "navigate_after_edit_max_s": 2.3,
+        "navigate_unedited_p50_s": 1.5,
+        "after_edit_over_unedited": 1.2,
+    }
+    peer = {"ratios": {"peer/fused": {"p50": 23.0, "p95": 20.0}}, "latency": {}}
+    text = markdown(
+        figures(**{"servernav/100k": served, "pg/100k": pg_figures(30.0, 35.0, 0.991), "baselines/10k": peer})
+    )
+    assert "1.80 s, ×1.20 an unedited navigate (1.50 s); 4 edits, slowest 2.30 s" in target_row(text, "first navigate")
+    assert target_row(text, "PostgreSQL at 100k: recall").endswith("| 0.991 |")
+    assert target_row(text, "PostgreSQL at 100k: fused").endswith("| ×1.75 |")
+    assert target_row(text, "PostgreSQL at 100k: bulk").endswith("| ×3.00 |")
+    assert target_row(text, "search at 10k").endswith("| ×23.0 |")
+
+
+def test_a_scale_target_this_run_did_not_measure_shows_a_dash() -> None:
+    text = markdown(figures())
+    assert target_row(text, "first navigate after editing").endswith("| — |")
+    assert target_row(text, "PostgreSQL at 100k: bulk").endswith("| — |")
+
+
+def test_a_run_that_measured_postgres_writes_its_own_postgres_section_over_the_earlier_one() -> None:
+    earlier = f"# old\n\n{PG_BEGIN}\nfigures of an earlier pg run\n{PG_END}\n"
+    measured = report_text(earlier, figures(**{"pg/1k": pg_figures(25.0, 30.0, 1.0)}))
+    assert "figures of an earlier pg run" not in measured
+    assert measured.count(PG_BEGIN) == 1
+    assert "build ×2.50 (target ≤ 3), fused p50 ×1.50 (target ≤ 2)" in measured
+    assert "figures of an earlier pg run" in report_text(earlier, figures())  # not measured: the earlier one stays
