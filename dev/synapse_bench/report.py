@@ -288,6 +288,22 @@ def _navigate(fig: dict[str, Any]) -> str:
             for s in served
         ]
     )
+    rows.append(
+        ["through one server: first call after an edit, p50 / slowest s"]
+        + [
+            f"{fmt(s.get('navigate_after_edit_p50_s'), '.3f')} / {fmt(s.get('navigate_after_edit_max_s'), '.3f')}"
+            if s and s.get("navigate_edits")
+            else "—"
+            for s in served
+        ]
+    )
+    rows.append(
+        ["the same ÷ the unedited call after it, p50"]
+        + [
+            f"×{fmt(s.get('after_edit_over_unedited'), '.2f')}" if s and s.get("navigate_edits") else "—"
+            for s in served
+        ]
+    )
     rows.append(["verdicts"] + [", ".join(f"{k} {v}" for k, v in r["verdicts"].items()) for r in runs.values()])
     header = ["stage"] + [f"{label} ({r['nodes']:,} nodes) p50 / p95 ms" for label, r in runs.items()]
     return f"""## Navigate, end to end (nav_bench.py, extractive model, in-process)
@@ -299,8 +315,10 @@ titles. Assembly is opening the index and the seed search; `unstaged` is the tur
 (reading the config, scoping). The baseline, one pass over the same questions in the same run, is a turn given
 only the loaded stores, as turns ran before: it diffs the index against every doc, loads the vectors and builds
 the node graph itself. The last two rows are the same turns as a host sees them (`server_bench.py --navigate 8
---navigate-root WS`): eight back-to-back navigate calls through one `synapse serve`, each turn forked from the
-template; the first call waits for the template's warm-up and preload (the demo row is the server section's).
+--navigate-root WS --edits N`): eight back-to-back navigate calls through one `synapse serve`, each turn forked
+from the template; the first call waits for the template's warm-up and preload (the demo row is the server
+section's). Then N rounds on the same server: a line appended to one memory entry (a different one each round),
+the next call timed (it waits for the template's reload), then one call with no edit timed beside it.
 
 {table(header, rows)}{_prompt_size(runs.get("demo"))}"""
 

@@ -38,9 +38,9 @@ def _p50(values: list[float]) -> float:
 
 def profile_mode(root: Path, embedder: Any, *, watch: bool, repeat: int) -> dict[str, Any]:
     """Per-call figures for one freshness mode (``watch`` False: a full scan at every check)."""
-    from synapse_server.actions import freshness as freshness_module
     from synapse_server.actions.deps import Deps, ServerSettings
     from synapse_server.mcp.dispatch import Dispatcher
+    from synapse_server.workspace import freshness as freshness_module
 
     deps = Deps(ServerSettings(root=root, prespawn=False), embedder=embedder, watch=watch)
     dispatcher = Dispatcher(deps)
