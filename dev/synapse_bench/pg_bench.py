@@ -344,14 +344,18 @@ def _settings() -> str:
     )
 
 
-def markdown(results: list[dict[str, Any]]) -> str:
+def markdown(results: list[dict[str, Any]], source: str | None = None) -> str:
+    """The REPORT.md section; ``source`` says what produced the figures (default: this harness's own runs)."""
+    sizes = ",".join(f"{r['nodes'] // 1000}k" for r in results)
+    source = source or (
+        f"From `python -m dev.synapse_bench pg --sizes {sizes} --workdir W --write-report` (sizes may come from"
+        " separate runs in one workdir; each says when)."
+    )
     lines = [
         BEGIN,
         "## PostgreSQL + pgvector beside SQLite",
         "",
-        "From `python -m dev.synapse_bench pg --sizes "
-        + ",".join(f"{r['nodes'] // 1000}k" for r in results)
-        + " --workdir W --write-report` (sizes may come from separate runs in one workdir; each says when). Build = the index's own work with the vectors replayed (a cold build adds the"
+        source + " Build = the index's own work with the vectors replayed (a cold build adds the"
         " embedding time, the same for both); latency over 50 candidates per channel, fused top 10;"
         " `vector` = the vector search alone, `semantic` includes embedding the query.",
         "",

@@ -66,7 +66,8 @@ def report_text(previous: str, fig: dict[str, Any]) -> str:
     fresh = markdown(fig)
     measured = [fig[f"pg/{size}"] for size in fig["sizes"] if f"pg/{size}" in fig]
     if measured:  # this run's figures, not those a separate pg run left
-        fresh = fresh.rstrip("\n") + "\n\n" + pg_markdown(measured)
+        source = "From this perf run's `pg` steps (`pg_bench --no-copies` on each size's workspace, with its vectors)."
+        fresh = fresh.rstrip("\n") + "\n\n" + pg_markdown(measured, source)
     return keep_sections(previous, fresh)
 
 

@@ -234,4 +234,5 @@ def test_a_run_that_measured_postgres_writes_its_own_postgres_section_over_the_e
     assert "figures of an earlier pg run" not in measured
     assert measured.count(PG_BEGIN) == 1
     assert "build ×2.50 (target ≤ 3), fused p50 ×1.50 (target ≤ 2)" in measured
+    assert "From this perf run's `pg` steps" in measured
     assert "figures of an earlier pg run" in report_text(earlier, figures())  # not measured: the earlier one stays
