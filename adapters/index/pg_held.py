@@ -28,26 +28,28 @@ _COLUMNS = "address, family, project, type, embedding"
 def load_matrix(conn: Any, workspace: str, model_id: str) -> tuple[int, VectorMatrix]:
     """Every row of ``workspace`` with a vector from ``model_id``, in address order, and the generation they
     are (one read-only snapshot: the rows and the generation agree)."""
-    with conn.transaction():
-        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        conn.execute("SET LOCAL statement_timeout = 0")  # a large workspace's vectors take a while to read;
-        conn.execute("SET LOCAL lock_timeout = 0")  # the caller's watchdog still cuts off a server that is gone
-        row = conn.execute("SELECT generation FROM synapse_workspaces WHERE workspace = %s", (workspace,)).fetchone()
-        rows = _fetch(conn, "d.workspace = %s AND d.encoder = %s", (workspace, model_id))
-    return (int(row[0]) if row else 0), _matrix(rows)
+    generation, rows = _snapshot(conn, workspace, "d.workspace = %s AND d.encoder = %s", (workspace, model_id))
+    return generation, _matrix(rows)
 
 
 def written_rows(conn: Any, workspace: str, model_id: str, addresses: Sequence[str]) -> tuple[int, list[MatrixRow]]:
     """The workspace's generation and the rows at ``addresses`` with a vector from ``model_id``, as one
     snapshot: what a held matrix needs to take in a sync this process just wrote."""
+    where = "d.workspace = %s AND d.encoder = %s AND d.address = ANY(%s)"
+    generation, rows = _snapshot(conn, workspace, where, (workspace, model_id, list(addresses)))
+    vectors = _decoded([r[4] for r in rows])
+    return generation, [(r[0], v, r[1], r[2], r[3]) for r, v in zip(rows, vectors, strict=True)]
+
+
+def _snapshot(conn: Any, workspace: str, where: str, params: tuple[object, ...]) -> tuple[int, list[tuple[Any, ...]]]:
+    """The workspace's generation and the rows ``where`` selects, read in one read-only snapshot."""
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        conn.execute("SET LOCAL statement_timeout = 0")  # a large workspace's vectors take a while to read;
+        conn.execute("SET LOCAL lock_timeout = 0")  # the caller's watchdog still cuts off a server that is gone
         row = conn.execute("SELECT generation FROM synapse_workspaces WHERE workspace = %s", (workspace,)).fetchone()
-        rows = _fetch(
-            conn, "d.workspace = %s AND d.encoder = %s AND d.address = ANY(%s)", (workspace, model_id, list(addresses))
-        )
-    vectors = _decoded([r[4] for r in rows])
-    return (int(row[0]) if row else 0), [(r[0], v, r[1], r[2], r[3]) for r, v in zip(rows, vectors, strict=True)]
+        rows = _fetch(conn, where, params)
+    return (int(row[0]) if row else 0), rows
 
 
 def _fetch(conn: Any, where: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
