@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from adapters.base import Node
-from adapters.index import DEFAULT_MODEL_ID, ChannelHit, Embedder, IndexDoc
+from adapters.index import DEFAULT_MODEL_ID, ChannelHit, Embedder, IndexDoc, semantic
 from adapters.index.fusion import RRF_K, SEARCH_RRF_K, rrf
 from adapters.index.lexical import MAX_TERMS, query_terms
 from adapters.index.semantic import VectorMatrix
@@ -110,3 +110,24 @@ def test_top_k_breaks_similarity_ties_by_address_and_honours_the_mask() -> None:
     assert [h.address for h in matrix.top(query, 10)] == ["a", "b", "d", "c"]
     assert [h.address for h in matrix.top(query, 2, matrix.mask(projects=["q"]))] == ["a", "d"]
     assert [h.address for h in matrix.top(query, 5, matrix.mask(families=["zk"], projects=["p"]))] == ["b"]
+
+
+@pytest.mark.parametrize("cpus", [2, 3, 7])
+def test_a_scan_split_across_cpus_scores_and_ranks_every_row_as_one_slice(
+    cpus: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((1001, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[[0, 333, 500, 667, 1000]] = vectors[250]  # ties that straddle every slice boundary
+    addresses = [f"n{i:04d}" for i in range(len(vectors))]
+    matrix = VectorMatrix(addresses, vectors, ["memory"] * 1001, [None] * 1001, ["note"] * 1001)
+    query = vectors[250]
+    whole = np.einsum("ij,j->i", vectors, query)
+    one_slice = [(h.address, h.score) for h in matrix.top(query, 50)]
+
+    monkeypatch.setattr(semantic, "SPLIT_ROWS", 64)
+    monkeypatch.setattr(semantic, "_usable_cpus", lambda: cpus)
+    assert np.array_equal(semantic.cosine_scores(vectors, query), whole), "no row is left unscored or scored twice"
+    assert [(h.address, h.score) for h in matrix.top(query, 50)] == one_slice
+    assert [h.address for h in matrix.top(query, 6)] == ["n0000", "n0250", "n0333", "n0500", "n0667", "n1000"]
