@@ -29,7 +29,7 @@ from dev.synapse_bench.pg_bench import markdown as pg_markdown
 from dev.synapse_bench.report_format import fmt, parse_section, table
 from dev.synapse_bench.report_sections import keep_sections
 from dev.synapse_bench.report_serving import mcp_section, targets_section
-from dev.synapse_bench.report_steps import STEPS, gather
+from dev.synapse_bench.report_steps import STEPS, failure_line, gather
 
 HERE = Path(__file__).resolve().parent
 
@@ -368,7 +368,7 @@ def _server(fig: dict[str, Any]) -> str:
 
 
 def _missing(fig: dict[str, Any]) -> str:
-    notes = [f"- `{key}`: not measured: {error}" for key, error in fig.get("errors", {}).items()]
+    notes = [f"- `{key}`: not measured: {failure_line(error)}" for key, error in fig.get("errors", {}).items()]
     loads = ", ".join(f"{s['step']} {s['load1']:.1f} ({s['seconds']:.0f} s)" for s in fig.get("load", []))
     cost = ""
     rates = [r["cold"]["build_nodes_per_s"] for r in fig.get("perf") or [] if r.get("cold")]

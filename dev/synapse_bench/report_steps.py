@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,19 @@ def harness(module: str, *args: str, timeout_s: float | None = None) -> Any:
         return json.loads(out.stdout)
     except json.JSONDecodeError as error:
         raise StepFailed(f"{module} printed no JSON: {out.stdout.strip()[-300:]}") from error
+
+
+def failure_line(error: str) -> str:
+    """What a report says of a failed step: the harness and the error it ended on, one line, with no folder of
+    the machine it ran on (the whole traceback goes to the console as it happens)."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    if not lines:
+        return "failed without a message"
+    said = lines[0] if len(lines) == 1 else f"{lines[0].split(': ', 1)[0]}: {lines[-1]}"
+    said = said.replace(f"{REPO}/", "")
+    for prefix in {sys.prefix, sys.base_prefix}:
+        said = said.replace(prefix, "<python>")
+    return re.sub(r"(?<![\w.<>])/(?:[^\s/()'\"]+/)+", "", said)  # any other folder: the file's name alone
 
 
 def build_overlay(root: Path, kind: str) -> dict[str, Any]:
@@ -85,7 +99,8 @@ class Recorder:
         try:
             value = run()
         except (StepFailed, subprocess.TimeoutExpired, OSError, ValueError) as error:
-            self.figures["errors"][key] = str(error)
+            print(f"[perf report] {key} failed: {error}", file=sys.stderr, flush=True)
+            self.figures["errors"][key] = str(error)  # whole in the figures; the report shows failure_line
             value = None
         seconds = time.perf_counter() - start
         if value is not None:

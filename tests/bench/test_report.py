@@ -15,6 +15,7 @@ from dev.synapse_bench.baselines.memfiles import MODULE_BUDGET, declaration_name
 from dev.synapse_bench.pg_bench import BEGIN as PG_BEGIN
 from dev.synapse_bench.pg_bench import END as PG_END
 from dev.synapse_bench.report import fmt, markdown, report_text, table
+from dev.synapse_bench.report_steps import REPO, failure_line
 
 
 def note(address: str, body: str = "Costs rose. Sharpe fell.", **extra: Any) -> Node:
@@ -77,6 +78,27 @@ def test_the_report_states_load_and_lists_what_was_not_measured() -> None:
     assert "from 3.0 to 5.5" in text
     assert "`server`: not measured: server_bench exited 1: boom" in text
     assert "## Side by side" not in text  # no baseline figures, no invented table
+
+
+def test_a_failed_step_is_reported_as_its_harness_and_last_error_line_without_the_machines_folders() -> None:
+    traceback = (
+        "dev.synapse_bench.search_profile exited 1: Traceback (most recent call last):\n"
+        f'  File "{REPO}/dev/synapse_bench/search_profile.py", line 41, in profile_mode\n'
+        "    from synapse_server.actions import freshness\n"
+        "ImportError: cannot import name 'freshness' from 'synapse_server.actions' "
+        f"({REPO}/synapse_server/actions/__init__.py)"
+    )
+    assert failure_line(traceback) == (
+        "dev.synapse_bench.search_profile exited 1: ImportError: cannot import name 'freshness' from "
+        "'synapse_server.actions' (synapse_server/actions/__init__.py)"
+    )
+    assert failure_line("[Errno 2] No such file or directory: '/srv/runs/w7/ws-10k/report.json'") == (
+        "[Errno 2] No such file or directory: 'report.json'"
+    )
+    assert failure_line("pg_bench printed no figures for 10k") == "pg_bench printed no figures for 10k"
+    text = markdown(figures(errors={"mcp/1k": traceback}))
+    assert f"`mcp/1k`: not measured: {failure_line(traceback)}" in text
+    assert str(REPO) not in text
 
 
 def test_the_report_shows_side_by_side_figures_and_their_ratios() -> None:
