@@ -24,9 +24,6 @@ from adapters.index.store import Snapshot
 Described = dict[str, tuple[str, str, str | None, str, str]]
 """address -> (family, type, project, title, opening of the text)."""
 
-HeldRanking = Callable[[Callable[[], np.ndarray], int], list[ChannelHit]]
-"""The meaning channel bound to vectors already in memory: ``(encode, limit) -> hits``, touching no connection."""
-
 
 @dataclass(frozen=True, slots=True)
 class Filters:
@@ -94,10 +91,6 @@ class RetrievalStore(Protocol):
         self, encode: Callable[[], np.ndarray], limit: int, filters: Filters, model_id: str
     ) -> list[ChannelHit]:
         """Meaning channel, best cosine first; ``encode`` is called only when there is something to rank."""
-
-    def held_meaning(self, filters: Filters, model_id: str) -> HeldRanking | None:
-        """:meth:`semantic` over the vectors this process holds, current as of now, as a ranking that can run on
-        another thread beside the keyword channel; None where the store ranks in its own engine instead."""
 
     def similar(self, address: str, limit: int, filters: Filters, model_id: str) -> list[ChannelHit]:
         """Nearest neighbours of a stored doc by its stored vector, itself excluded."""

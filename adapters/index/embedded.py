@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from adapters.index import lexical as lexical_channel
-from adapters.index.backend import Filters, HeldRanking
+from adapters.index.backend import Filters
 from adapters.index.documents import ChannelHit
 from adapters.index.semantic import HeldVectors, MatrixRow, VectorMatrix
 from adapters.index.store import Snapshot, Store, is_corruption
@@ -67,10 +67,6 @@ class EmbeddedStore(Store):
         self, encode: Callable[[], np.ndarray], limit: int, filters: Filters, model_id: str
     ) -> list[ChannelHit]:
         return self._current_matrix(model_id).ranked(encode, limit, filters)
-
-    def held_meaning(self, filters: Filters, model_id: str) -> HeldRanking:
-        matrix = self._current_matrix(model_id)
-        return lambda encode, limit: matrix.ranked(encode, limit, filters)
 
     def similar(self, address: str, limit: int, filters: Filters, model_id: str) -> list[ChannelHit]:
         return self._current_matrix(model_id).neighbours(address, limit, filters)

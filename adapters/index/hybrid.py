@@ -29,7 +29,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from adapters.index.backend import Described, Filters, HeldRanking, RetrievalStore
+from adapters.index.backend import Described, Filters, RetrievalStore
 from adapters.index.documents import CHANNELS, Channel, ChannelHit, Hit, IndexDoc, SyncStats
 from adapters.index.embedder import TextEncoder
 from adapters.index.fusion import RRF_K, rrf
@@ -226,16 +226,12 @@ class HybridIndex:
         filters = Filters(families, projects, types)
         ranked: dict[str, list[ChannelHit]] = {}
         both = "lexical" in channels and "semantic" in channels and bool(query.strip())
-        ahead = both and getattr(self.embedder, "is_loaded", False)
-        held = self._held_meaning(filters) if ahead else None
-        vector = _QueryVector(self, query, ahead=ahead, rank=held, depth=depth)
+        vector = _QueryVector(self, query, ahead=both and getattr(self.embedder, "is_loaded", False))
         try:
             if "lexical" in channels:
                 ranked["lexical"] = self._guard(lambda: self._store.lexical(query, depth, filters), list)
             if "semantic" in channels:
-                ranked["semantic"] = (
-                    vector.ranked() if held is not None else self._semantic(query, depth, filters, vector)
-                )
+                ranked["semantic"] = self._semantic(query, depth, filters, vector)
         finally:
             vector.settle()
         fused = rrf(ranked, fusion_k)[:limit]
@@ -288,11 +284,6 @@ class HybridIndex:
     ) -> list[ChannelHit]:
         """Meaning channel alone: exact cosine order (score = cosine similarity)."""
         return self._semantic(query, limit, Filters(families, projects, types), _QueryVector(self, query))
-
-    def _held_meaning(self, filters: Filters) -> HeldRanking | None:
-        """The store's meaning channel over the vectors it holds, to rank beside the keyword channel; None where
-        the store ranks in its own engine (then the channels run one after the other)."""
-        return self._guard(lambda: self._store.held_meaning(filters, self.embedder.model_id), lambda: None)
 
     def _semantic(self, query: str, limit: int, filters: Filters, vector: _QueryVector) -> list[ChannelHit]:
         if not query.strip() or limit <= 0:
@@ -363,37 +354,22 @@ class _QueryVector:
 
     With ``ahead``, for a fused search whose model is already loaded, the vector is computed on a thread of
     its own while the keyword channel runs: the encoder and SQLite both release the GIL, so the fused
-    search costs about the slower channel instead of their sum. Given ``rank`` (the store's ranking over
-    vectors it holds in memory), that thread also ranks the ``depth`` nearest, so the scan of every vector
-    runs beside the keyword channel rather than after it (at 100k rows ~13 ms of a ~30 ms search). ``settle`` waits for that thread, so no search leaves one behind.
+    search costs about the slower channel instead of their sum. ``settle`` waits for that thread, so no
+    search leaves one behind.
     """
 
-    def __init__(
-        self,
-        index: HybridIndex,
-        query: str,
-        *,
-        ahead: bool = False,
-        rank: HeldRanking | None = None,
-        depth: int = 0,
-    ) -> None:
+    def __init__(self, index: HybridIndex, query: str, *, ahead: bool = False) -> None:
         self._index, self._query = index, query
         self._vector: np.ndarray | None = None
-        self._rank, self._depth, self._hits = rank, depth, list[ChannelHit]()
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
         if ahead:
-            self._thread = threading.Thread(target=self._work_ahead, name="synapse-query-vector", daemon=True)
+            self._thread = threading.Thread(target=self._encode_ahead, name="synapse-query-vector", daemon=True)
             self._thread.start()
 
-    def _work_ahead(self) -> None:
+    def _encode_ahead(self) -> None:
         try:
-            if self._rank is not None:
-                self._hits = self._rank(
-                    self, self._depth
-                )  # embeds (through __call__, on this thread) only if a row passes
-            else:
-                self._vector = self._encode()
+            self._vector = self._index.embedder.encode([self._query])[0]
         except BaseException as exc:  # raised where the vector is used, on the caller's thread
             self._error = exc
 
@@ -402,25 +378,11 @@ class _QueryVector:
             self._thread.join()
             self._thread = None
 
-    def ranked(self) -> list[ChannelHit]:
-        """What ``rank`` found ahead (an error it met is raised here, on the caller's thread)."""
-        self.settle()
-        self._raise_pending()
-        return self._hits
-
     def __call__(self) -> np.ndarray:
-        if threading.current_thread() is not self._thread:
-            self.settle()
-            self._raise_pending()
-        if self._vector is None:
-            self._vector = self._encode()
-        return self._vector
-
-    def _encode(self) -> np.ndarray:
-        vector: np.ndarray = self._index.embedder.encode([self._query])[0]
-        return vector
-
-    def _raise_pending(self) -> None:
+        self.settle()
         if self._error is not None:
             error, self._error = self._error, None
             raise error
+        if self._vector is None:
+            self._vector = self._index.embedder.encode([self._query])[0]
+        return self._vector

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from adapters.index import pg_channels, pg_held, pg_schema
-from adapters.index.backend import Described, Filters, HeldRanking
+from adapters.index.backend import Described, Filters
 from adapters.index.documents import ChannelHit, IndexDoc
 from adapters.index.pg_bulk import copy_rows, is_bulk, vector_index_rebuilt
 from adapters.index.pg_deadline import Watchdog
@@ -251,27 +251,15 @@ class PgStore:
     ) -> list[ChannelHit]:
         if limit <= 0:
             return []
-        extent, held = self._meaning(filters, model_id)
-        if held is not None:
-            return held(encode, limit)
-        vector = _checked(encode())
-        with self._cursor("meaning search") as conn:
-            return pg_channels.nearest(conn, self.workspace, vector, limit, filters, model_id, extent.rows)
-
-    def held_meaning(self, filters: Filters, model_id: str) -> HeldRanking | None:
-        return self._meaning(filters, model_id)[1]
-
-    def _meaning(self, filters: Filters, model_id: str) -> tuple[pg_channels.Scope, HeldRanking | None]:
-        """The workspace's extent under ``filters``, and the ranking over its held vectors where it is held (an
-        empty one where no row passes); None past the held bound, where the graph in the database ranks."""
         with self._cursor("meaning search") as conn:
             extent = pg_channels.scope(conn, self.workspace, filters, model_id)
         if extent.rows == 0:
-            return extent, lambda encode, limit: []
-        if extent.rows > pg_schema.HELD_ROWS:
-            return extent, None
-        matrix = self._current_matrix(model_id, extent.generation)
-        return extent, lambda encode, limit: matrix.ranked(lambda: _checked(encode()), limit, filters)
+            return []
+        if extent.rows <= pg_schema.HELD_ROWS:
+            return self._current_matrix(model_id, extent.generation).ranked(lambda: _checked(encode()), limit, filters)
+        vector = _checked(encode())
+        with self._cursor("meaning search") as conn:
+            return pg_channels.nearest(conn, self.workspace, vector, limit, filters, model_id, extent.rows)
 
     def similar(self, address: str, limit: int, filters: Filters, model_id: str) -> list[ChannelHit]:
         if limit <= 0:

@@ -1,5 +1,4 @@
-"""A fused search embeds its query, and scans the vectors held in memory, on a thread of its own while the keyword
-channel runs, and ranks as before.
+"""A fused search embeds its query on a thread of its own while the keyword channel runs, and ranks as before.
 
 The overlap starts only when the model is already loaded, so a search that finds
 nothing to rank still never loads it; an encoder's failure on that thread is the
@@ -11,13 +10,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
-from adapters.index import ChannelHit, Embedder, HybridIndex, TextEncoder
-from adapters.index.semantic import VectorMatrix
+from adapters.index import Embedder, HybridIndex, TextEncoder
 from tests.support.index_corpus import DOCS
 
 QUERIES = ["momentum crashes", "transaction costs and net returns", "how do we size positions", "vendor"]
@@ -91,49 +88,3 @@ def test_a_keyword_only_or_meaning_only_search_embeds_on_the_callers_thread(cach
         assert encoder.threads == [], "no vector for a keyword-only search"
         index.search("momentum crashes", limit=5, channels=("semantic",))
     assert encoder.threads == [threading.get_ident()]
-
-
-def test_a_fused_search_scans_the_held_vectors_on_the_query_thread_too(
-    cache: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    scanned: list[int] = []
-    top = VectorMatrix.top
-
-    def recorded(matrix: VectorMatrix, *args: Any, **kwargs: Any) -> list[ChannelHit]:
-        scanned.append(threading.get_ident())
-        return top(matrix, *args, **kwargs)
-
-    monkeypatch.setattr(VectorMatrix, "top", recorded)
-    encoder = LoadedEncoder(embedder)
-    with HybridIndex.open(cache, encoder) as index:
-        hits = index.search("momentum crashes", limit=5)
-    assert hits and any(h.semantic_rank is not None for h in hits)
-    assert scanned == encoder.threads, "the scan ran on the thread that embedded the query"
-    assert threading.get_ident() not in scanned
-
-
-class WrongWidthEncoder(LoadedEncoder):
-    """A loaded encoder whose vectors do not fit the index (a model swapped under a running server)."""
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.threads.append(threading.get_ident())
-        return np.ones((len(texts), 7), dtype=np.float32) / np.sqrt(7)
-
-
-def test_a_scan_that_fails_on_the_query_thread_fails_the_search_not_empties_its_channel(
-    cache: Path, embedder: Embedder
-) -> None:
-    before = threading.active_count()
-    with (
-        HybridIndex.open(cache, WrongWidthEncoder(embedder)) as index,
-        pytest.raises(ValueError, match="dimension 7"),
-    ):
-        index.search("momentum crashes", limit=5)
-    assert threading.active_count() == before, "the search left its query thread behind"
-
-
-def test_a_filter_nothing_passes_leaves_the_query_unembedded_even_ahead(cache: Path, embedder: Embedder) -> None:
-    encoder = LoadedEncoder(embedder)
-    with HybridIndex.open(cache, encoder) as index:
-        index.search("momentum crashes", limit=5, families={"no-such-family"})
-    assert encoder.threads == [], "nothing to rank, so nothing to embed"
