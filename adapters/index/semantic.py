@@ -90,8 +90,13 @@ def cosine_scores(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
     bounds = np.linspace(0, rows, slices + 1, dtype=np.int64).tolist()
     parts = list(itertools.pairwise(bounds))
 
+    failed: list[BaseException] = []
+
     def score(start: int, stop: int) -> None:
-        np.einsum("ij,j->i", vectors[start:stop], query, out=scores[start:stop])
+        try:
+            np.einsum("ij,j->i", vectors[start:stop], query, out=scores[start:stop])
+        except BaseException as exc:  # raised below, on the caller's thread, never left as NaN scores
+            failed.append(exc)
 
     helpers = [threading.Thread(target=score, args=part, name="synapse-scan", daemon=True) for part in parts[1:]]
     for helper in helpers:
@@ -101,6 +106,8 @@ def cosine_scores(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
     finally:
         for helper in helpers:
             helper.join()
+    if failed:
+        raise failed[0]
     return scores
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -131,3 +133,22 @@ def test_a_scan_split_across_cpus_scores_and_ranks_every_row_as_one_slice(
     assert np.array_equal(semantic.cosine_scores(vectors, query), whole), "no row is left unscored or scored twice"
     assert [(h.address, h.score) for h in matrix.top(query, 50)] == one_slice
     assert [h.address for h in matrix.top(query, 6)] == ["n0000", "n0250", "n0333", "n0500", "n0667", "n1000"]
+
+
+def test_a_slice_that_fails_on_its_own_thread_fails_the_scan_instead_of_leaving_rows_unscored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    vectors = np.ones((1000, 4), dtype=np.float32) / 2
+    monkeypatch.setattr(semantic, "SPLIT_ROWS", 64)
+    monkeypatch.setattr(semantic, "_usable_cpus", lambda: 2)
+    einsum = np.einsum
+    caller = threading.get_ident()
+
+    def failing_off_the_callers_thread(*args: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() != caller:
+            raise MemoryError("no room for this slice")
+        return einsum(*args, **kwargs)
+
+    monkeypatch.setattr(semantic.np, "einsum", failing_off_the_callers_thread)
+    with pytest.raises(MemoryError, match="no room"):
+        semantic.cosine_scores(vectors, vectors[0])
