@@ -8,7 +8,7 @@ import pytest
 
 from adapters.base import Edge, Node
 from dev.synapse_bench import quality
-from dev.synapse_bench.quality import Figures, Judged, SetResult, figures, section, table, twin_slots
+from dev.synapse_bench.quality import Figures, Judged, SetResult, figures, peer_ranking, section, table, twin_slots
 from dev.synapse_bench.report_sections import SECTIONS
 
 
@@ -67,9 +67,47 @@ def test_the_section_sits_between_markers_the_perf_report_keeps() -> None:
     assert "| 3 of 20 |" in table([SetResult("demo", 80, {"Synapse": same, "brute force": half}, 1.0)])
 
 
+def test_the_peers_ids_become_each_address_once_in_its_order_and_unknown_ids_no_result() -> None:
+    addresses = {"mem.tree.a": "mem:tree:a", "zk.p.b": "zk:p:b"}
+    ids = ["fact:mem.tree.a", "decision:zk.p.b", "fact:mem.tree.a", "fact:nowhere", *(["zk.p.b"] * 20)]
+    ranking = peer_ranking(ids, lambda i: addresses.get(i.split(":", 1)[-1]))
+    assert ranking == [("mem:tree:a",), ("zk:p:b",)]
+    many = {f"n{i}": f"zk:p:n{i:02d}" for i in range(30)}
+    assert len(peer_ranking(list(many), many.get)) == quality.LIMIT
+
+
+def test_every_measured_system_gets_a_row_and_synapse_a_ratio_to_each_other() -> None:
+    ours = Figures(2, {1: 0.5, 5: 1.0, 10: 1.0}, 0.75, 0)
+    peer = Figures(2, {1: 1.0, 5: 1.0, 10: 1.0}, 1.0, 0)
+    text = table([SetResult("demo", 80, {"Synapse": ours, "brute force": ours, "memdsl": peer}, 1.0)])
+    assert [line.split(" | ")[1] for line in text.splitlines()[2:]] == [
+        "Synapse",
+        "brute force",
+        "memdsl",
+        "Synapse ÷ brute force",
+        "Synapse ÷ memdsl",
+    ]
+    assert "| demo | Synapse ÷ memdsl | | ×0.50 | ×1.00 | ×1.00 | ×0.75 | |" in text
+
+
+def test_the_targets_compare_recall_with_the_best_other_system_and_mrr_with_the_best_of_all() -> None:
+    ours = Figures(10, {1: 0.5, 5: 0.8, 10: 1.0}, 0.91, 0)
+    brute = Figures(10, {1: 0.6, 5: 0.7, 10: 1.0}, 0.95, 2)
+    peer = Figures(10, {1: 0.4, 5: 0.8, 10: 0.9}, 0.80, 0)
+    (line,) = quality.target_lines([SetResult("demo", 80, {"Synapse": ours, "brute force": brute, "memdsl": peer}, 1)])
+    assert "recall@5 0.800 against the best other system's 0.800 (met)" in line
+    assert "MRR@10 0.910, ×0.958 the best of all (met" in line
+    assert "0 document(s) shown twice in a top 10 (met)" in line
+    worse = Figures(10, {1: 0.5, 5: 0.79, 10: 1.0}, 0.85, 1)
+    (line,) = quality.target_lines([SetResult("demo", 80, {"Synapse": worse, "memdsl": peer, "brute force": brute}, 1)])
+    assert "(missed); MRR@10 0.850, ×0.895 the best of all (missed" in line
+    assert "1 document(s) shown twice in a top 10 (missed)" in line
+    assert quality.target_lines([SetResult("demo", 80, {"Synapse": ours}, 1)]) == []
+
+
 def test_a_demo_run_prints_both_systems_with_figures_in_range() -> None:
     out = io.StringIO()
-    assert quality.run("demo", quality.SYNTHETIC_NODES, False, out) == 0
+    assert quality.run("demo", quality.SYNTHETIC_NODES, False, out, peer=False) == 0
     rows = [line for line in out.getvalue().splitlines() if line.startswith("| demo (")]
     assert [row.split(" | ")[1] for row in rows] == ["Synapse", "brute force"]
     for row in rows:
